@@ -1,0 +1,289 @@
+package dev.remora.check;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Checks histories for linearizability against a {@link Model}.
+ *
+ * <p>The history is split into the model's partitions, which are searched in parallel, the
+ * largest first, each with {@link WglSearch}. The verdict is deterministic: a partition's result
+ * does not depend on scheduling, and a failure reports the failing partition that comes first
+ * in the history. A time or memory limit stops all searches promptly (they poll every few
+ * thousand steps) and gives {@link Verdict#UNKNOWN} with the cause; when a failure was found,
+ * running out of time while explaining it still gives {@link Verdict#NOT_LINEARIZABLE}, with as
+ * much explanation as was computed.
+ *
+ * <p>A failure is explained in three steps: the shortest failing prefix of the partition (found
+ * by bisection over completion positions, cutting operations that complete later into
+ * indeterminate ones); the longest partial linearization of that prefix and the operation whose
+ * completion it cannot reach; and the smallest window: a contiguous stretch of the prefix's
+ * end, such that every operation invoked before it is summed up by the state that the partial
+ * linearization reaches over those operations, and the operations of the stretch still cannot be
+ * linearized from that state. (The window is thus minimal given the partial linearization's
+ * order of the earlier operations; other orders of them were already ruled out by the search.)
+ */
+public final class Checker {
+    private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "remora-check");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private static final int MAX_WINDOW_TRIES = 256;
+
+    private Checker() {
+    }
+
+    /**
+     * Rejects operations whose shape does not fit the model.
+     *
+     * @param history the history
+     * @param model   the model
+     * @throws MalformedHistoryException naming the first bad operation's line and what was expected
+     */
+    public static void validate(History history, Model<?> model) throws MalformedHistoryException {
+        for (Operation op : history.operations()) {
+            String err = model.validate(op);
+            if (err != null) {
+                throw new MalformedHistoryException(history.source(), op.callLine(), "expected " + err);
+            }
+        }
+    }
+
+    /**
+     * Checks a history with default options.
+     *
+     * @param history the history, already {@linkplain #validate validated}
+     * @param model   the model
+     * @param <S>     the model's state type
+     * @return the result
+     */
+    public static <S> CheckResult check(History history, Model<S> model) {
+        return check(history, model, CheckOptions.DEFAULTS);
+    }
+
+    /**
+     * Checks a history.
+     *
+     * @param history the history, already {@linkplain #validate validated}
+     * @param model   the model
+     * @param options limits and switches
+     * @param <S>     the model's state type
+     * @return the result
+     */
+    public static <S> CheckResult check(History history, Model<S> model, CheckOptions options) {
+        long start = System.nanoTime();
+        long mem = options.memoryLimitBytes();
+        if (mem <= 0) {
+            Runtime rt = Runtime.getRuntime();
+            mem = Math.max(16L << 20, (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 2);
+        }
+        Budget budget = new Budget(start, options.timeLimitNs(), mem);
+        List<Operation> ops = new ArrayList<>(history.size());
+        for (Operation op : history.operations()) {
+            if (op.isOk() || !model.isReadOnly(op)) {
+                ops.add(op);
+            }
+        }
+        List<List<Operation>> parts = model.partition(ops);
+        int np = parts.size();
+        int[] outcome = new int[np];
+        long[] explored = new long[np];
+        Integer[] order = new Integer[np];
+        for (int i = 0; i < np; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, Comparator.comparingInt((Integer i) -> -parts.get(i).size()).thenComparingInt(i -> i));
+        AtomicInteger nextTask = new AtomicInteger();
+        Runnable worker = () -> {
+            int t;
+            while ((t = nextTask.getAndIncrement()) < np) {
+                int p = order[t];
+                if (budget.expired() != null) {
+                    outcome[p] = WglSearch.STOPPED;
+                    continue;
+                }
+                try {
+                    WglSearch<S> s = new WglSearch<>(model, model.init(), parts.get(p), budget, false);
+                    outcome[p] = s.run();
+                    explored[p] = s.explored();
+                } catch (OutOfMemoryError e) {
+                    budget.stop("memory limit reached (heap exhausted)");
+                    outcome[p] = WglSearch.STOPPED;
+                }
+            }
+        };
+        int threads = Math.min(options.parallelism(), np);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 1; i < threads; i++) {
+            futures.add(POOL.submit(worker));
+        }
+        worker.run();
+        for (Future<?> f : futures) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                budget.stop("interrupted");
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("partition search failed", e.getCause());
+            }
+        }
+        long total = Arrays.stream(explored).sum();
+        int failed = -1;
+        boolean stopped = false;
+        for (int i = 0; i < np; i++) {
+            if (outcome[i] == WglSearch.NOT_LINEARIZABLE && failed < 0) {
+                failed = i;
+            }
+            stopped |= outcome[i] == WglSearch.STOPPED;
+        }
+        if (failed >= 0) {
+            Failure f = explain(model, parts.get(failed), budget, options.explain());
+            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, ops.size(), np, total, System.nanoTime() - start);
+        }
+        if (stopped) {
+            String cause = budget.expired();
+            return new CheckResult(Verdict.UNKNOWN, cause == null ? "stopped" : cause, null, ops.size(), np, total,
+                    System.nanoTime() - start);
+        }
+        return new CheckResult(Verdict.LINEARIZABLE, null, null, ops.size(), np, total, System.nanoTime() - start);
+    }
+
+    private static <S> int run(Model<S> model, S init, List<Operation> ops, Budget budget) {
+        return new WglSearch<>(model, init, ops, budget, false).run();
+    }
+
+    /** Operations of {@code ops} invoked at or before {@code t}; those completing after it become indeterminate. */
+    private static <S> List<Operation> cut(Model<S> model, List<Operation> ops, long t) {
+        List<Operation> out = new ArrayList<>();
+        for (Operation op : ops) {
+            if (op.call() > t) {
+                continue;
+            }
+            if (op.ret() > t) {
+                Operation c = op.isIndeterminate() ? op : op.with(op.id(), Operation.INFINITY, Operation.UNKNOWN);
+                if (!model.isReadOnly(c)) {
+                    out.add(c);
+                }
+            } else {
+                out.add(op);
+            }
+        }
+        return out;
+    }
+
+    private static <S> Failure explain(Model<S> model, List<Operation> part, Budget budget, boolean window) {
+        List<Operation> prefix = part;
+        if (window) {
+            long[] rets = part.stream().filter(Operation::isOk).mapToLong(Operation::ret).sorted().distinct().toArray();
+            int lo = 0;
+            int hi = rets.length - 1;
+            boolean complete = true;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                int r = run(model, model.init(), cut(model, part, rets[mid]), budget);
+                if (r == WglSearch.STOPPED) {
+                    complete = false;
+                    break;
+                }
+                if (r == WglSearch.NOT_LINEARIZABLE) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            if (complete && rets.length > 0) {
+                prefix = cut(model, part, rets[hi]);
+            }
+        }
+        WglSearch<S> rec = new WglSearch<>(model, model.init(), prefix, budget, true);
+        rec.run();
+        int[] lin = rec.bestLinearization();
+        List<Operation> partial = new ArrayList<>(lin.length);
+        List<String> states = new ArrayList<>(lin.length + 1);
+        List<S> stateValues = new ArrayList<>(lin.length + 1);
+        S s = model.init();
+        states.add(model.describeState(s));
+        stateValues.add(s);
+        for (int i : lin) {
+            Operation op = prefix.get(i);
+            partial.add(op);
+            s = model.step(s, op);
+            states.add(model.describeState(s));
+            stateValues.add(s);
+        }
+        Operation blocking = rec.blocking() >= 0 ? prefix.get(rec.blocking()) : null;
+        int k = 0;
+        if (window && budget.expired() == null) {
+            int tries = 0;
+            for (int cand = partial.size(); cand > 0 && tries < MAX_WINDOW_TRIES; cand--) {
+                List<Operation> rest = without(prefix, partial, cand);
+                long start = Long.MAX_VALUE;
+                for (Operation op : rest) {
+                    if (op.isOk()) {
+                        start = Math.min(start, op.call());
+                    }
+                }
+                boolean contiguous = true;
+                for (int i = 0; i < cand && contiguous; i++) {
+                    contiguous = partial.get(i).call() < start;
+                }
+                if (!contiguous) {
+                    continue;
+                }
+                tries++;
+                int r = run(model, stateValues.get(cand), rest, budget);
+                if (r == WglSearch.STOPPED) {
+                    break;
+                }
+                if (r == WglSearch.NOT_LINEARIZABLE) {
+                    k = cand;
+                    break;
+                }
+            }
+        }
+        List<Operation> win = without(prefix, partial, k);
+        String reason;
+        Object key = part.isEmpty() ? null : part.get(0).key();
+        String where = key == null ? "" : " on key " + Values.show(key);
+        if (blocking == null) {
+            reason = "no linearization found" + where;
+        } else {
+            String d = model.describeOperation(blocking) + " (process " + Values.show(blocking.process()) + ", line "
+                    + blocking.callLine() + ")";
+            S after = stateValues.get(stateValues.size() - 1);
+            boolean possible = model.step(after, blocking) != null;
+            reason = "cannot linearize " + d + where + ": the longest partial linearization (" + partial.size()
+                    + " operations) ends in state " + states.get(states.size() - 1) + ", where it "
+                    + (possible ? "is possible but leaves no order for the operations that must precede it"
+                    : "is impossible") + ", and every other order fails earlier";
+            if (budget.expired() != null) {
+                reason += " (explanation cut short: " + budget.expired() + ")";
+            }
+        }
+        return new Failure(key, part, blocking, partial, states, win, k, reason);
+    }
+
+    private static List<Operation> without(List<Operation> ops, List<Operation> partial, int k) {
+        if (k == 0) {
+            return ops;
+        }
+        java.util.Set<Operation> drop = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        drop.addAll(partial.subList(0, k));
+        List<Operation> out = new ArrayList<>(ops.size() - k);
+        for (Operation op : ops) {
+            if (!drop.contains(op)) {
+                out.add(op);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,172 @@
+package dev.remora.check;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A history: the operations read from one source, in order of invocation, each an
+ * {@link Operation} interval. Built from {@link Event}s by {@link #fromEvents}, which pairs each
+ * invocation with its process's next completion and rejects histories that break the rules.
+ */
+public final class History {
+    private final String source;
+    private final HistoryFormat format;
+    private final List<Operation> operations;
+
+    /**
+     * Creates a history from operations already paired.
+     *
+     * @param source     a name for messages, usually the file name
+     * @param format     the format it was read from, or {@code null}
+     * @param operations the operations; ids must be their indices
+     */
+    public History(String source, HistoryFormat format, List<Operation> operations) {
+        this.source = source;
+        this.format = format;
+        this.operations = Collections.unmodifiableList(operations);
+    }
+
+    /** @return the source name */
+    public String source() {
+        return source;
+    }
+
+    /** @return the format, or {@code null} for a history built in memory */
+    public HistoryFormat format() {
+        return format;
+    }
+
+    /** @return the operations in order of invocation; {@code get(i).id() == i} */
+    public List<Operation> operations() {
+        return operations;
+    }
+
+    /** @return the number of operations */
+    public int size() {
+        return operations.size();
+    }
+
+    /**
+     * Pairs events into operations.
+     *
+     * <p>Rules: a process has at most one open invocation; a completion needs an open
+     * invocation of the same process and function (an {@code :info} without one, such as a
+     * nemesis event, is ignored); a process that got {@code :info} is crashed and may not invoke
+     * again. Positions are the events' times when all events carry one, else their indices.
+     *
+     * @param source name for messages
+     * @param format the format, which decides what {@code :fail} means
+     * @param events the events in file order
+     * @return the history
+     * @throws MalformedHistoryException when a rule is broken
+     */
+    public static History fromEvents(String source, HistoryFormat format, List<Event> events)
+            throws MalformedHistoryException {
+        boolean timed = !events.isEmpty();
+        for (Event e : events) {
+            if (e.timeNs() == Event.NO_TIME) {
+                timed = false;
+                break;
+            }
+        }
+        java.util.Map<Object, Integer> open = new java.util.HashMap<>();
+        java.util.Map<Object, Integer> crashed = new java.util.HashMap<>();
+        // slot per invocation event: completion index or -1
+        int[] completion = new int[events.size()];
+        java.util.Arrays.fill(completion, -1);
+        boolean[] drop = new boolean[events.size()];
+        long lastTime = Long.MIN_VALUE;
+        for (int i = 0; i < events.size(); i++) {
+            Event e = events.get(i);
+            if (timed) {
+                if (e.timeNs() < lastTime) {
+                    throw new MalformedHistoryException(source, e.line(), "time " + e.timeNs()
+                            + " is earlier than the previous event's time " + lastTime
+                            + "; expected events in order of time");
+                }
+                lastTime = e.timeNs();
+            }
+            Object p = e.process();
+            if (e.type() == EventType.INVOKE) {
+                Integer c = crashed.get(p);
+                if (c != null) {
+                    throw new MalformedHistoryException(source, e.line(), "process " + Values.show(p)
+                            + " crashed (info at line " + c + ") and is reused; expected a fresh process"
+                            + " id after an :info completion");
+                }
+                Integer o = open.get(p);
+                if (o != null) {
+                    throw new MalformedHistoryException(source, e.line(), "process " + Values.show(p)
+                            + " invokes again while its invocation at line " + events.get(o).line()
+                            + " is still open; expected a completion first");
+                }
+                open.put(p, i);
+            } else {
+                Integer o = open.remove(p);
+                if (o == null) {
+                    if (e.type() == EventType.INFO) {
+                        drop[i] = true;
+                        continue;
+                    }
+                    throw new MalformedHistoryException(source, e.line(), "unmatched :"
+                            + e.type().name().toLowerCase(java.util.Locale.ROOT) + " completion of process "
+                            + Values.show(p) + "; expected an :invoke of that process before it");
+                }
+                Event inv = events.get(o);
+                if (!inv.function().equals(e.function())) {
+                    throw new MalformedHistoryException(source, e.line(), "completion :f :" + e.function()
+                            + " does not match the invocation's :f :" + inv.function() + " at line "
+                            + inv.line() + "; expected the same function");
+                }
+                if (e.key() != null && inv.key() != null && !e.key().equals(inv.key())) {
+                    throw new MalformedHistoryException(source, e.line(), "completion :key "
+                            + Values.show(e.key()) + " does not match the invocation's key "
+                            + Values.show(inv.key()) + " at line " + inv.line());
+                }
+                completion[o] = i;
+                if (e.type() == EventType.INFO) {
+                    crashed.put(p, e.line());
+                }
+            }
+        }
+        List<Operation> ops = new ArrayList<>();
+        for (int i = 0; i < events.size(); i++) {
+            Event inv = events.get(i);
+            if (inv.type() != EventType.INVOKE) {
+                continue;
+            }
+            long call = timed ? inv.timeNs() : i;
+            int c = completion[i];
+            Event done = c < 0 ? null : events.get(c);
+            Object output;
+            long ret;
+            int retLine = 0;
+            if (done == null || done.type() == EventType.INFO) {
+                output = Operation.UNKNOWN;
+                ret = Operation.INFINITY;
+            } else if (done.type() == EventType.OK) {
+                output = done.value();
+                ret = timed ? done.timeNs() : c;
+                retLine = done.line();
+            } else if (format == HistoryFormat.JEPSEN_LOG) {
+                if (done.value() instanceof Keyword) {
+                    output = Operation.UNKNOWN;
+                    ret = Operation.INFINITY;
+                } else if (inv.function().equals("cas")) {
+                    output = Boolean.FALSE;
+                    ret = timed ? done.timeNs() : c;
+                    retLine = done.line();
+                } else {
+                    continue;
+                }
+            } else {
+                continue;
+            }
+            Object key = inv.key() != null ? inv.key() : done == null ? null : done.key();
+            ops.add(new Operation(ops.size(), inv.process(), inv.function(), key, inv.value(), output,
+                    call, ret, inv.line(), retLine));
+        }
+        return new History(source, format, ops);
+    }
+}

@@ -1,0 +1,246 @@
+package dev.remora.check.cli;
+
+import dev.remora.check.CheckOptions;
+import dev.remora.check.CheckResult;
+import dev.remora.check.Checker;
+import dev.remora.check.History;
+import dev.remora.check.HistoryFormat;
+import dev.remora.check.MalformedHistoryException;
+import dev.remora.check.Model;
+import dev.remora.check.Operation;
+import dev.remora.check.Verdict;
+import dev.remora.check.io.EdnParser;
+import dev.remora.check.io.HistoryReader;
+import dev.remora.check.model.Models;
+import dev.remora.check.report.FileReport;
+import dev.remora.check.report.HtmlReport;
+import dev.remora.check.report.JsonReport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code check}: checks history files for linearizability and prints {@code file<TAB>verdict}
+ * for each on standard output; explanations of failures and errors go to standard error.
+ * Usable on its own ({@link CheckMain}) or as a subcommand; it never calls {@code System.exit}
+ * but returns the exit code:
+ * <ul>
+ *   <li>{@value #EXIT_LINEARIZABLE}: every file is linearizable;</li>
+ *   <li>{@value #EXIT_NOT_LINEARIZABLE}: some file is not linearizable;</li>
+ *   <li>{@value #EXIT_UNKNOWN}: some file's verdict is unknown (time or memory limit), none is
+ *       not linearizable;</li>
+ *   <li>{@value #EXIT_USAGE}: usage error (bad option, unknown model or format, missing file);</li>
+ *   <li>{@value #EXIT_MALFORMED}: some file is malformed (the message names file, line and what
+ *       was expected); this takes precedence over the verdicts of other files.</li>
+ * </ul>
+ */
+@Command(name = "check", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = CheckCommand.EXIT_USAGE,
+        exitCodeOnExecutionException = 70,
+        description = "Checks recorded histories for linearizability.%n"
+                + "Prints file<TAB>verdict (linearizable, not-linearizable, unknown) per file.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:all linearizable", "1:some not linearizable", "2:some unknown (time or memory limit)",
+            "64:usage error", "65:malformed input"})
+public final class CheckCommand implements Callable<Integer> {
+    /** Every file is linearizable. */
+    public static final int EXIT_LINEARIZABLE = 0;
+    /** Some file is not linearizable. */
+    public static final int EXIT_NOT_LINEARIZABLE = 1;
+    /** Some file's verdict is unknown. */
+    public static final int EXIT_UNKNOWN = 2;
+    /** Usage error. */
+    public static final int EXIT_USAGE = 64;
+    /** Malformed input. */
+    public static final int EXIT_MALFORMED = 65;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--model", required = true, paramLabel = "NAME",
+            description = "register, cas-register, multi-register, counter, set, queue, mutex or kv")
+    private String model;
+
+    @Option(names = "--init", paramLabel = "VALUE",
+            description = "initial value, an EDN literal (default nil; 0 for counter, \"\" for kv)")
+    private String init;
+
+    @Option(names = "--format", paramLabel = "NAME",
+            description = "knossos-edn, jepsen-log, kv-log or jsonl (default: detected per file)")
+    private String format;
+
+    @Option(names = "--time-limit", paramLabel = "SECONDS", defaultValue = "600",
+            description = "time limit for each file, in seconds (default ${DEFAULT-VALUE}; 0 = none)")
+    private double timeLimitSeconds;
+
+    @Option(names = "--memory-limit", paramLabel = "MIB", defaultValue = "0",
+            description = "memory limit for the search caches, in MiB (default 0 = half the free heap)")
+    private long memoryLimitMib;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "0",
+            description = "partitions checked at once (default 0 = one per core)")
+    private int threads;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "write a self-contained HTML report")
+    private Path html;
+
+    @Option(names = "--json", description = "print one JSON object per file instead of file<TAB>verdict")
+    private boolean json;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "history files")
+    private List<Path> files;
+
+    /**
+     * Builds a command line for this command with its exit codes wired in.
+     *
+     * @return the command line
+     */
+    public static CommandLine newCommandLine() {
+        return new CommandLine(new CheckCommand());
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        HistoryFormat fmt = null;
+        if (format != null) {
+            fmt = HistoryFormat.byName(format);
+            if (fmt == null) {
+                err.println("check: unknown format '" + format + "'; expected knossos-edn, jepsen-log, kv-log or jsonl");
+                return EXIT_USAGE;
+            }
+        }
+        Object initValue = null;
+        if (init != null) {
+            try {
+                EdnParser p = new EdnParser("--init", init, 1);
+                initValue = p.read();
+                if (p.skipSpace()) {
+                    throw p.error("expected a single EDN value");
+                }
+            } catch (MalformedHistoryException e) {
+                err.println("check: bad --init '" + init + "': " + e.detail());
+                return EXIT_USAGE;
+            }
+        }
+        Model<?> m;
+        try {
+            m = Models.create(model, initValue, init != null);
+        } catch (IllegalArgumentException e) {
+            err.println("check: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        if (timeLimitSeconds < 0 || memoryLimitMib < 0 || threads < 0) {
+            err.println("check: --time-limit, --memory-limit and --threads must not be negative");
+            return EXIT_USAGE;
+        }
+        for (Path f : files) {
+            if (!Files.isReadable(f) || Files.isDirectory(f)) {
+                err.println("check: cannot read " + f + "; expected a readable history file");
+                return EXIT_USAGE;
+            }
+        }
+        CheckOptions opts = CheckOptions.DEFAULTS
+                .withTimeLimitSeconds(timeLimitSeconds == 0 ? Double.MAX_VALUE : timeLimitSeconds)
+                .withMemoryLimitBytes(memoryLimitMib << 20);
+        if (threads > 0) {
+            opts = opts.withParallelism(threads);
+        }
+        List<FileReport> reports = new ArrayList<>();
+        boolean malformed = false;
+        boolean notLin = false;
+        boolean unknown = false;
+        for (Path f : files) {
+            FileReport r = checkOne(f, fmt, m, opts);
+            reports.add(r);
+            if (r.malformed() != null) {
+                malformed = true;
+                err.println(r.malformed().getMessage());
+                if (json) {
+                    out.println(JsonReport.render(r));
+                }
+                continue;
+            }
+            CheckResult res = r.result();
+            notLin |= res.verdict() == Verdict.NOT_LINEARIZABLE;
+            unknown |= res.verdict() == Verdict.UNKNOWN;
+            if (json) {
+                out.println(JsonReport.render(r));
+            } else {
+                out.println(f + "\t" + res.verdict().cliName());
+                explain(err, r);
+            }
+            out.flush();
+        }
+        if (html != null) {
+            try {
+                Files.writeString(html, HtmlReport.render(reports));
+            } catch (IOException e) {
+                err.println("check: cannot write " + html + ": " + e.getMessage());
+                return EXIT_USAGE;
+            }
+        }
+        err.flush();
+        if (malformed) {
+            return EXIT_MALFORMED;
+        }
+        if (notLin) {
+            return EXIT_NOT_LINEARIZABLE;
+        }
+        return unknown ? EXIT_UNKNOWN : EXIT_LINEARIZABLE;
+    }
+
+    private static FileReport checkOne(Path f, HistoryFormat fmt, Model<?> m, CheckOptions opts) {
+        History h;
+        try {
+            h = HistoryReader.read(f, fmt);
+            Checker.validate(h, m);
+        } catch (MalformedHistoryException e) {
+            return new FileReport(f.toString(), m, null, null, e);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return new FileReport(f.toString(), m, null, null,
+                    new MalformedHistoryException(f.toString(), 0, "cannot read: " + e.getMessage()));
+        }
+        return new FileReport(f.toString(), m, h, Checker.check(h, m, opts), null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void explain(PrintWriter err, FileReport r) {
+        CheckResult res = r.result();
+        if (res.verdict() == Verdict.UNKNOWN) {
+            err.println(r.file() + ": unknown: " + res.cause());
+            return;
+        }
+        if (res.failure() == null) {
+            return;
+        }
+        Model<Object> m = (Model<Object>) r.model();
+        var f = res.failure();
+        err.println(r.file() + ": " + f.reason());
+        err.println("  longest partial linearization (" + f.partialLinearization().size() + " steps, from "
+                + f.states().get(0) + "):");
+        int from = Math.max(0, f.partialLinearization().size() - 10);
+        if (from > 0) {
+            err.println("    ... " + from + " earlier steps");
+        }
+        for (int i = from; i < f.partialLinearization().size(); i++) {
+            Operation op = f.partialLinearization().get(i);
+            err.println("    " + (i + 1) + ". " + m.describeOperation(op) + "  [line " + op.callLine() + "] => "
+                    + f.states().get(i + 1));
+        }
+        err.println("  smallest failing window: lines " + f.windowFirstLine() + "-" + f.windowLastLine() + ", "
+                + f.window().size() + " operations, starting from state " + f.states().get(f.windowStart())
+                + " after " + f.windowStart() + " steps");
+    }
+}

@@ -1,0 +1,104 @@
+package dev.remora.check.model;
+
+import dev.remora.check.Model;
+import dev.remora.check.Nil;
+import dev.remora.check.Operation;
+import dev.remora.check.Values;
+
+import java.util.List;
+
+/**
+ * A key-value map, checked one key at a time; the state of each partition is one key's value.
+ *
+ * <ul>
+ *   <li>{@code get} with output {@code v}: legal iff the key holds {@code v} ({@code nil}
+ *       matches anything);</li>
+ *   <li>{@code put v}: the key becomes {@code v};</li>
+ *   <li>{@code append s}: the key becomes its string value followed by {@code s};</li>
+ *   <li>{@code cas [old new]} with output true/false: as in {@link RegisterModel}.</li>
+ * </ul>
+ * Every key starts at the initial value, {@code ""} unless {@code --init} says otherwise.
+ */
+public final class KvModel implements Model<Object> {
+    private final Object init;
+
+    /**
+     * Creates the model.
+     *
+     * @param init every key's initial value
+     */
+    public KvModel(Object init) {
+        this.init = Nil.box(init);
+    }
+
+    @Override
+    public String name() {
+        return "kv";
+    }
+
+    @Override
+    public Object init() {
+        return init;
+    }
+
+    @Override
+    public Object step(Object state, Operation op) {
+        switch (op.function()) {
+            case "get":
+            case "read": {
+                Object out = op.output();
+                return out == null || out == Operation.UNKNOWN || RegisterModel.holds(state, out) ? state : null;
+            }
+            case "put":
+            case "write":
+                return Nil.box(op.input());
+            case "append": {
+                Object cur = Nil.unbox(state);
+                return (cur == null ? "" : cur.toString()) + op.input();
+            }
+            case "cas": {
+                List<?> in = (List<?>) op.input();
+                boolean matches = RegisterModel.holds(state, in.get(0));
+                if (Boolean.FALSE.equals(op.output())) {
+                    return matches ? null : state;
+                }
+                return matches ? Nil.box(in.get(1)) : null;
+            }
+            default:
+                return null;
+        }
+    }
+
+    @Override
+    public String validate(Operation op) {
+        if (op.key() == null) {
+            return "a :key on every kv operation, found none on :" + op.function();
+        }
+        switch (op.function()) {
+            case "get": case "read": case "put": case "write":
+                return null;
+            case "append":
+                return op.input() instanceof String ? null
+                        : "append value a string, found " + Values.show(op.input());
+            case "cas":
+                if (!Values.isTuple(op.input(), 2)) {
+                    return "cas value [old new], found " + Values.show(op.input());
+                }
+                Object out = op.output();
+                return out == Operation.UNKNOWN || out instanceof Boolean || out instanceof List ? null
+                        : "cas result true, false or [old new], found " + Values.show(out);
+            default:
+                return "function get, put, append or cas for model kv, found :" + op.function();
+        }
+    }
+
+    @Override
+    public boolean isReadOnly(Operation op) {
+        return op.function().equals("get") || op.function().equals("read");
+    }
+
+    @Override
+    public int stateBytes(Object state) {
+        return state instanceof String ? 40 + 2 * ((String) state).length() : 24;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.remora.check.model;
+
+import dev.remora.check.Keyword;
+import dev.remora.check.Model;
+import dev.remora.check.Operation;
+import dev.remora.check.Values;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Knossos's multi-register: named registers read and written by transactions. {@code :f :txn}
+ * with a value such as {@code [[:read :x 1] [:write :y 2]]}; micro-operations apply in order;
+ * a read of {@code nil} matches anything; registers start at the initial value. Transactions
+ * span registers, so the history is not partitioned.
+ */
+public final class MultiRegisterModel implements Model<Map<Object, Object>> {
+    private static final Keyword READ = new Keyword("read");
+    private static final Keyword WRITE = new Keyword("write");
+    private final Object init;
+
+    /**
+     * Creates the model.
+     *
+     * @param init every register's initial value
+     */
+    public MultiRegisterModel(Object init) {
+        this.init = init;
+    }
+
+    @Override
+    public String name() {
+        return "multi-register";
+    }
+
+    @Override
+    public Map<Object, Object> init() {
+        return Map.of();
+    }
+
+    @Override
+    public Map<Object, Object> step(Map<Object, Object> state, Operation op) {
+        List<?> txn = (List<?>) (op.isOk() && op.output() instanceof List ? op.output() : op.input());
+        Map<Object, Object> next = null;
+        for (Object o : txn) {
+            List<?> m = (List<?>) o;
+            Object k = m.get(1);
+            Map<Object, Object> cur = next == null ? state : next;
+            if (isRead(m.get(0))) {
+                Object v = m.get(2);
+                Object held = cur.containsKey(k) ? cur.get(k) : init;
+                if (op.isOk() && v != null && !Objects.equals(held, v)) {
+                    return null;
+                }
+            } else {
+                if (next == null) {
+                    next = new HashMap<>(state);
+                }
+                next.put(k, m.get(2));
+            }
+        }
+        return next == null ? state : java.util.Collections.unmodifiableMap(next);
+    }
+
+    private static boolean isRead(Object f) {
+        return READ.equals(f) || "read".equals(f) || "r".equals(f);
+    }
+
+    private static boolean isWrite(Object f) {
+        return WRITE.equals(f) || "write".equals(f) || "w".equals(f);
+    }
+
+    @Override
+    public String validate(Operation op) {
+        if (!op.function().equals("txn")) {
+            return "function txn for model multi-register, found :" + op.function();
+        }
+        for (Object v : new Object[] {op.input(), op.isOk() ? op.output() : null}) {
+            if (v == null) {
+                continue;
+            }
+            if (!(v instanceof List)) {
+                return "txn value a vector of [:read k v] / [:write k v], found " + Values.show(v);
+            }
+            for (Object m : (List<?>) v) {
+                if (!Values.isTuple(m, 3) || !(isRead(((List<?>) m).get(0)) || isWrite(((List<?>) m).get(0)))) {
+                    return "micro-operation [:read k v] or [:write k v], found " + Values.show(m);
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean isReadOnly(Operation op) {
+        for (Object m : (List<?>) op.input()) {
+            if (!isRead(((List<?>) m).get(0))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public List<List<Operation>> partition(List<Operation> ops) {
+        return List.of(ops);
+    }
+
+    @Override
+    public int stateBytes(Map<Object, Object> state) {
+        return 48 + 48 * state.size();
+    }
+}

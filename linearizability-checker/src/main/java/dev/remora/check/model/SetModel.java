@@ -1,0 +1,73 @@
+package dev.remora.check.model;
+
+import dev.remora.check.Model;
+import dev.remora.check.Operation;
+import dev.remora.check.Values;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * A set per key: {@code add x} inserts {@code x}; {@code read} with output a collection is legal
+ * iff the set holds exactly those elements ({@code nil} matches anything).
+ */
+public final class SetModel implements Model<Set<Object>> {
+    @Override
+    public String name() {
+        return "set";
+    }
+
+    @Override
+    public Set<Object> init() {
+        return Set.of();
+    }
+
+    @Override
+    public Set<Object> step(Set<Object> state, Operation op) {
+        switch (op.function()) {
+            case "add": {
+                if (state.contains(op.input())) {
+                    return state;
+                }
+                Set<Object> next = new HashSet<>(state);
+                next.add(op.input());
+                return java.util.Collections.unmodifiableSet(next);
+            }
+            case "read": {
+                Object out = op.output();
+                if (out == null || out == Operation.UNKNOWN) {
+                    return state;
+                }
+                Collection<?> c = (Collection<?>) out;
+                return c.size() >= state.size() && state.equals(new HashSet<>(c)) ? state : null;
+            }
+            default:
+                return null;
+        }
+    }
+
+    @Override
+    public String validate(Operation op) {
+        switch (op.function()) {
+            case "add":
+                return null;
+            case "read":
+                Object out = op.output();
+                return out == null || out == Operation.UNKNOWN || out instanceof Collection ? null
+                        : "read result a collection of elements, found " + Values.show(out);
+            default:
+                return "function add or read for model set, found :" + op.function();
+        }
+    }
+
+    @Override
+    public boolean isReadOnly(Operation op) {
+        return op.function().equals("read");
+    }
+
+    @Override
+    public int stateBytes(Set<Object> state) {
+        return 48 + 40 * state.size();
+    }
+}
