@@ -1,0 +1,339 @@
+package dev.remora.verbs;
+
+import java.util.Objects;
+
+/**
+ * One thread's access point to the fabric from a node: a completion queue with its {@link CompletionDispatcher}, one
+ * queue pair per peer node (connected on first use), a scratch buffer, and the blocking helpers
+ * {@link #readLong}, {@link #writeLong}, {@link #cas}, {@link #faa}, {@link #read} and {@link #write}.
+ *
+ * <p>Each blocking helper posts exactly one signaled request (one doorbell, one round trip) and waits for it
+ * through the endpoint's own {@link WaitTag}, so libraries built on other tags of the same endpoint
+ * ({@link #newTag(String)}) compose with it. A request that fails throws {@link RemoteAccessException} with the
+ * provider's status; the queue pair that failed is then in ERROR, and the next request to that node transparently
+ * uses a new one (like reconnecting).
+ *
+ * <p>Not thread-safe: give each thread its own endpoint (they are cheap), as RDMA programs give each thread its own
+ * queue pairs.
+ */
+public final class Endpoint implements AutoCloseable {
+
+    /**
+     * Settings of an endpoint; every time and size carries its unit.
+     */
+    public static final class Context {
+        /** Default completion queue depth. */
+        public static final int COMPLETION_QUEUE_DEPTH_DEFAULT = 1024;
+        /** Default blocking-helper timeout: 30 s, longer than any provider's transport retry timeout. */
+        public static final long OPERATION_TIMEOUT_NS_DEFAULT = 30_000_000_000L;
+        /** Default scratch buffer size. */
+        public static final int SCRATCH_BYTES_DEFAULT = 4096;
+
+        private int completionQueueDepth = COMPLETION_QUEUE_DEPTH_DEFAULT;
+        private long operationTimeoutNs = OPERATION_TIMEOUT_NS_DEFAULT;
+        private int scratchBytes = SCRATCH_BYTES_DEFAULT;
+
+        /** Creates a context with the defaults. */
+        public Context() {
+        }
+
+        /**
+         * @param depth completion queue entries, positive
+         * @return this
+         */
+        public Context completionQueueDepth(int depth) {
+            this.completionQueueDepth = depth;
+            return this;
+        }
+
+        /**
+         * @param nanos how long a blocking helper waits before throwing {@link VerbsTimeoutException}
+         * @return this
+         */
+        public Context operationTimeoutNs(long nanos) {
+            this.operationTimeoutNs = nanos;
+            return this;
+        }
+
+        /**
+         * @param bytes size of the scratch region used by the blocking helpers, at least 8
+         * @return this
+         */
+        public Context scratchBytes(int bytes) {
+            this.scratchBytes = bytes;
+            return this;
+        }
+
+        /** @return the completion queue depth */
+        public int completionQueueDepth() {
+            return completionQueueDepth;
+        }
+
+        /** @return the blocking-helper timeout in nanoseconds */
+        public long operationTimeoutNs() {
+            return operationTimeoutNs;
+        }
+
+        /** @return the scratch region size in bytes */
+        public int scratchBytes() {
+            return scratchBytes;
+        }
+
+        /**
+         * Validates the settings.
+         *
+         * @return this
+         * @throws IllegalArgumentException naming the bad setting
+         */
+        public Context conclude() {
+            if (completionQueueDepth < 1) {
+                throw new IllegalArgumentException("completionQueueDepth must be positive: " + completionQueueDepth);
+            }
+            if (operationTimeoutNs <= 0) {
+                throw new IllegalArgumentException("operationTimeoutNs must be positive: " + operationTimeoutNs);
+            }
+            if (scratchBytes < Long.BYTES) {
+                throw new IllegalArgumentException("scratchBytes must be at least 8: " + scratchBytes);
+            }
+            return this;
+        }
+    }
+
+    private final Node node;
+    private final Context context;
+    private final CompletionQueue cq;
+    private final CompletionDispatcher dispatcher;
+    private final WaitTag tag;
+    private final MemoryRegion scratch;
+    private final WorkRequest wr = new WorkRequest();
+    private QueuePair[] queuePairs = new QueuePair[8];
+    private VerbsStatistics retired = VerbsStatistics.ZERO;
+    private boolean closed;
+
+    private Endpoint(Node node, Context context) {
+        this.node = Objects.requireNonNull(node, "node");
+        this.context = context.conclude();
+        this.cq = node.createCompletionQueue(context.completionQueueDepth());
+        this.dispatcher = new CompletionDispatcher(cq);
+        this.tag = dispatcher.newTag("endpoint");
+        this.scratch = node.allocate(context.scratchBytes(), Access.LOCAL_WRITE);
+    }
+
+    /**
+     * Opens an endpoint with default settings.
+     *
+     * @param node the local node
+     * @return the endpoint
+     */
+    public static Endpoint open(Node node) {
+        return new Endpoint(node, new Context());
+    }
+
+    /**
+     * Opens an endpoint.
+     *
+     * @param node the local node
+     * @param context settings
+     * @return the endpoint
+     */
+    public static Endpoint open(Node node, Context context) {
+        return new Endpoint(node, context);
+    }
+
+    /** @return the local node */
+    public Node node() {
+        return node;
+    }
+
+    /** @return the dispatcher of this endpoint's completion queue */
+    public CompletionDispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    /**
+     * A new wait tag on this endpoint's completion queue, for a library that posts its own requests.
+     *
+     * @param name a name for messages
+     * @return the tag
+     */
+    public WaitTag newTag(String name) {
+        return dispatcher.newTag(name);
+    }
+
+    /** @return the operation timeout of the blocking helpers, in nanoseconds */
+    public long operationTimeoutNs() {
+        return context.operationTimeoutNs();
+    }
+
+    /**
+     * The queue pair to a node, connected on first use, and replaced when the previous one went to ERROR.
+     *
+     * @param nodeId the peer's id
+     * @return a connected queue pair
+     */
+    public QueuePair queuePair(int nodeId) {
+        ensureOpen();
+        if (nodeId < 0) {
+            throw new IllegalArgumentException("negative node id " + nodeId);
+        }
+        if (nodeId >= queuePairs.length) {
+            QueuePair[] grown = new QueuePair[Math.max(nodeId + 1, queuePairs.length * 2)];
+            System.arraycopy(queuePairs, 0, grown, 0, queuePairs.length);
+            queuePairs = grown;
+        }
+        QueuePair qp = queuePairs[nodeId];
+        if (qp == null || qp.state() != QpState.RTS) {
+            if (qp != null) {
+                retire(qp);
+            }
+            qp = node.connect(node.fabric().node(nodeId), cq);
+            queuePairs[nodeId] = qp;
+        }
+        return qp;
+    }
+
+    private void retire(QueuePair qp) {
+        retired = retired.plus(qp.statistics());
+        qp.close();
+    }
+
+    /**
+     * Posts one request through the endpoint's tag and waits for it.
+     *
+     * @param qp the queue pair
+     * @param request the request
+     * @param what a description for exceptions
+     */
+    private void execute(QueuePair qp, WorkRequest request, String what) {
+        while (tag.post(qp, request) == QueuePair.QUEUE_FULL) {
+            tag.await(context.operationTimeoutNs());
+        }
+        WaitStatus status = tag.await(context.operationTimeoutNs());
+        if (status == WaitStatus.COMPLETED) {
+            return;
+        }
+        if (status == WaitStatus.TIMED_OUT) {
+            queuePairs[qp.remoteNodeId()] = null;
+            retire(qp);
+            throw new VerbsTimeoutException(what + " did not complete within " + context.operationTimeoutNs() + " ns");
+        }
+        throw new RemoteAccessException(tag.lastError(), what);
+    }
+
+    /**
+     * RDMA READ of one 8-byte word: one round trip.
+     *
+     * @param address the remote word (needs REMOTE_READ)
+     * @return its value
+     */
+    public long readLong(RemoteAddress address) {
+        QueuePair qp = queuePair(address.nodeId());
+        wr.read(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED);
+        execute(qp, wr, "READ of " + Long.BYTES + " bytes at " + address);
+        return scratch.getLong(0);
+    }
+
+    /**
+     * RDMA READ into a local region: one round trip.
+     *
+     * @param address the remote source (needs REMOTE_READ)
+     * @param destination a region of this node with LOCAL_WRITE
+     * @param offset byte offset in {@code destination}
+     * @param length bytes
+     */
+    public void read(RemoteAddress address, MemoryRegion destination, long offset, int length) {
+        QueuePair qp = queuePair(address.nodeId());
+        wr.read(destination, offset, length, address).flags(WorkRequest.SIGNALED);
+        execute(qp, wr, "READ of " + length + " bytes at " + address);
+    }
+
+    /**
+     * Inline RDMA WRITE of one 8-byte word: one round trip (the wait is for the target's acknowledgement, R11).
+     *
+     * @param address the remote word (needs REMOTE_WRITE)
+     * @param value the value
+     */
+    public void writeLong(RemoteAddress address, long value) {
+        QueuePair qp = queuePair(address.nodeId());
+        scratch.putLong(0, value);
+        wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
+        execute(qp, wr, "WRITE of " + Long.BYTES + " bytes at " + address);
+    }
+
+    /**
+     * RDMA WRITE from a local region: one round trip.
+     *
+     * @param address the remote destination (needs REMOTE_WRITE)
+     * @param source a region of this node
+     * @param offset byte offset in {@code source}
+     * @param length bytes
+     */
+    public void write(RemoteAddress address, MemoryRegion source, long offset, int length) {
+        QueuePair qp = queuePair(address.nodeId());
+        wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
+        execute(qp, wr, "WRITE of " + length + " bytes at " + address);
+    }
+
+    /**
+     * Remote compare-and-swap: one round trip.
+     *
+     * @param address an 8-byte-aligned remote word (needs REMOTE_ATOMIC)
+     * @param expected compared value
+     * @param desired new value if equal
+     * @return the word's previous value (the swap happened iff it equals {@code expected})
+     */
+    public long cas(RemoteAddress address, long expected, long desired) {
+        QueuePair qp = queuePair(address.nodeId());
+        wr.cas(scratch, 0, address, expected, desired).flags(WorkRequest.SIGNALED);
+        execute(qp, wr, "CAS at " + address);
+        return scratch.getLong(0);
+    }
+
+    /**
+     * Remote fetch-and-add: one round trip.
+     *
+     * @param address an 8-byte-aligned remote word (needs REMOTE_ATOMIC)
+     * @param delta the addend
+     * @return the word's previous value
+     */
+    public long faa(RemoteAddress address, long delta) {
+        QueuePair qp = queuePair(address.nodeId());
+        wr.faa(scratch, 0, address, delta).flags(WorkRequest.SIGNALED);
+        execute(qp, wr, "FETCH_ADD at " + address);
+        return scratch.getLong(0);
+    }
+
+    /** @return the counters of every queue pair this endpoint has used */
+    public VerbsStatistics statistics() {
+        VerbsStatistics s = retired;
+        for (QueuePair qp : queuePairs) {
+            if (qp != null) {
+                s = s.plus(qp.statistics());
+            }
+        }
+        return s;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("endpoint is closed");
+        }
+    }
+
+    /** Closes the queue pairs, the completion queue and the scratch region. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = 0; i < queuePairs.length; i++) {
+            if (queuePairs[i] != null) {
+                retire(queuePairs[i]);
+                queuePairs[i] = null;
+            }
+        }
+        scratch.deregister();
+        cq.close();
+    }
+}

@@ -1,0 +1,71 @@
+/**
+ * Remora's verbs API: one-sided RDMA verbs behind one provider interface.
+ *
+ * <h2>Vocabulary</h2>
+ * Every method name in Remora uses these words, for the operations of MEMORY-MODEL.md §1:
+ * <ul>
+ *   <li>{@code read}, {@code write}, {@code cas}, {@code faa}: the one-sided verbs RDMA READ, RDMA WRITE,
+ *       ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD ({@code get}, {@code put}, {@code cas}, {@code faa} in the litmus
+ *       notation); {@code send}/{@code recv} for the two-sided control path.</li>
+ *   <li>{@code post…}: the asynchronous form, which returns once the request is queued; its completion is observed
+ *       later through a {@link dev.remora.verbs.CompletionQueue} or a {@link dev.remora.verbs.WaitTag}.</li>
+ *   <li>{@code …Fenced}: the request carries {@link dev.remora.verbs.WorkRequest#FENCE} ({@code IBV_SEND_FENCE}).</li>
+ *   <li>{@code get…}/{@code put…} on a {@link dev.remora.verbs.MemoryRegion}: the owning CPU's loads and stores
+ *       (x86-TSO); {@code …Volatile}: sequentially consistent.</li>
+ *   <li><em>round trip</em>: a doorbell carrying a signaled request (see
+ *       {@link dev.remora.verbs.VerbsStatistics}).</li>
+ * </ul>
+ *
+ * <h2>The types</h2>
+ * A {@link dev.remora.verbs.Fabric} (chosen by provider name, see {@link dev.remora.verbs.Fabric#open}) connects
+ * {@link dev.remora.verbs.Node}s. A node allocates or registers {@link dev.remora.verbs.MemoryRegion}s with
+ * {@link dev.remora.verbs.Access} flags, creates {@link dev.remora.verbs.CompletionQueue}s and
+ * {@link dev.remora.verbs.QueuePair}s, and connects queue pairs to peers. Reusable
+ * {@link dev.remora.verbs.WorkRequest}s are posted on a queue pair, alone or as a list (one doorbell), and complete
+ * as {@link dev.remora.verbs.Completion}s with a {@link dev.remora.verbs.WcStatus}. The wait layer
+ * ({@link dev.remora.verbs.CompletionDispatcher}, {@link dev.remora.verbs.WaitTag}) lets independent libraries share
+ * a completion queue, and {@link dev.remora.verbs.Endpoint} bundles one thread's queue pairs with the blocking
+ * helpers {@code readLong/writeLong/cas/faa/read/write}.
+ *
+ * <h2>What every provider guarantees</h2>
+ * These are the promises of the API, in the terms of MEMORY-MODEL.md; code written against them is correct on every
+ * provider. They are the weak model ({@code IBV_ATOMIC_HCA}); a provider may behave more strongly.
+ * <ol>
+ *   <li><b>Atomic granularity.</b> CAS and FETCH_ADD act on one 8-byte word at an 8-byte-aligned address; a
+ *       misaligned address completes with {@code REM_INV_REQ_ERR} (R17). Remote atomics to one node are totally
+ *       ordered and mutually exclusive among themselves (rao), but <em>not</em> against CPU writes, CPU locked
+ *       read-modify-writes or remote WRITEs, which may land between an atomic's read and write phases and be lost
+ *       (R14, litmus L11–L13, L16). A failed CAS writes nothing (R16). Never mix CPU and remote atomics on one word.</li>
+ *   <li><b>Tearing.</b> Aligned 8-byte words are never torn, by the CPU or the NIC. A READ or WRITE longer than 8
+ *       bytes is not atomic and may be observed partially, in any order of its words (R18, litmus L18).</li>
+ *   <li><b>Order on one queue pair.</b> Writes land in posting order (R6, L04); a READ or atomic sees every earlier
+ *       write of the same queue pair (R7, L06); an atomic's read phase is not passed by later requests (R9, L17); a
+ *       later WRITE may pass an earlier READ, in its remote write and in its local source read, unless it carries
+ *       FENCE (R8, R13, L07, L08).</li>
+ *   <li><b>No order across queue pairs</b>, even to different nodes from one thread, except through waiting for
+ *       completions (R10, L05).</li>
+ *   <li><b>Local buffers.</b> A WRITE or SEND reads its source at some time between posting and completion, so a CPU
+ *       store after posting may be sent (R3, L01); INLINE copies at post time. The destination of a READ and the
+ *       result of an atomic are written at some time before completion (R4, L02, L03). Posting is ordered after
+ *       the poster's earlier CPU stores (R2).</li>
+ *   <li><b>Completion.</b> Completions of a queue pair arrive in posting order (R11). A completed READ or atomic's
+ *       data is visible to the poster's CPU. A completed WRITE means the target acknowledged it, not that the
+ *       target's CPUs see it: a later READ or atomic on the same queue pair that completes does imply it (R7, R11,
+ *       L05b, L09a). Use {@link dev.remora.verbs.WaitTag#await(long)} rather than raw polling to wait for your own
+ *       operations (R12, L19).</li>
+ *   <li><b>Errors</b> are completions, as on hardware (R17): bad rkey, out of bounds or missing access flag →
+ *       {@code REM_ACCESS_ERR}; misaligned atomic → {@code REM_INV_REQ_ERR}; bad local buffer →
+ *       {@code LOC_PROT_ERR}; unreachable peer → {@code RETRY_EXC_ERR} after the provider's retry timeout. The queue
+ *       pair then goes to {@code ERROR} and every outstanding and later request completes with
+ *       {@code WR_FLUSH_ERR}. A failed request changes no remote memory. Misuse of the Java API (null, negative
+ *       lengths, posting on a closed fabric or an unconnected queue pair) throws at once.</li>
+ *   <li><b>Byte order.</b> Words are in the host's native byte order on every provider (like {@code mlx5} with
+ *       host-endian atomics).</li>
+ * </ol>
+ *
+ * <h2>What the software fabric adds</h2>
+ * {@link dev.remora.verbs.sim.SimFabric} in fast mode executes each request at a single instant between posting and
+ * completion, in posting order per queue pair, with remote atomics atomic against everything: stronger than the list
+ * above, which is allowed. Real hardware, and the deterministic mode, exhibit the weak behaviours.
+ */
+package dev.remora.verbs;

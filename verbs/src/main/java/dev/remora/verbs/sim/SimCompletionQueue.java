@@ -1,0 +1,122 @@
+package dev.remora.verbs.sim;
+
+import dev.remora.verbs.Completion;
+import dev.remora.verbs.CompletionQueue;
+import dev.remora.verbs.Opcode;
+import dev.remora.verbs.WcStatus;
+
+/**
+ * A bounded completion queue: a ring of preallocated {@link Completion} slots guarded by this object's monitor.
+ *
+ * <p>Slots are reserved when a request is posted ({@link #reserve(int)}), so delivery never finds the ring full;
+ * a reservation is returned when its completion is polled or, for a successful unsignaled request, when it completes.
+ */
+final class SimCompletionQueue implements CompletionQueue {
+    private static final long SPIN_NS = 10_000;
+
+    private final SimFabric fabric;
+    private final Completion[] ring;
+    private long head;
+    private long tail;
+    private int reserved;
+    private int waiters;
+    private long wakeups;
+    private boolean closed;
+
+    SimCompletionQueue(SimFabric fabric, int depth) {
+        this.fabric = fabric;
+        this.ring = new Completion[depth];
+        for (int i = 0; i < depth; i++) {
+            ring[i] = new Completion();
+        }
+    }
+
+    @Override
+    public int depth() {
+        return ring.length;
+    }
+
+    synchronized boolean reserve(int n) {
+        if (closed) {
+            throw new IllegalStateException("completion queue is closed");
+        }
+        if (reserved + n > ring.length) {
+            return false;
+        }
+        reserved += n;
+        return true;
+    }
+
+    synchronized void release(int n) {
+        reserved -= n;
+    }
+
+    synchronized void deliver(long wrId, WcStatus status, Opcode opcode, int bytes, int qpn) {
+        ring[(int) (tail++ % ring.length)].set(wrId, status, opcode, bytes, qpn, 0);
+        if (waiters > 0) {
+            notifyAll();
+        }
+    }
+
+    @Override
+    public synchronized int poll(Completion[] out, int max) {
+        if (max > out.length) {
+            throw new IllegalArgumentException("max " + max + " exceeds the array's " + out.length + " slots");
+        }
+        int n = (int) Math.min(tail - head, max);
+        for (int i = 0; i < n; i++) {
+            out[i].copyFrom(ring[(int) (head++ % ring.length)]);
+        }
+        reserved -= n;
+        return n;
+    }
+
+    @Override
+    public int await(Completion[] out, long timeoutNs) {
+        long start = System.nanoTime();
+        int n;
+        while ((n = poll(out, out.length)) == 0) {
+            long waited = System.nanoTime() - start;
+            if (waited >= Math.min(SPIN_NS, timeoutNs)) {
+                break;
+            }
+            Thread.onSpinWait();
+        }
+        if (n > 0) {
+            return n;
+        }
+        synchronized (this) {
+            long seen = wakeups;
+            while (true) {
+                n = poll(out, out.length);
+                long remaining = timeoutNs - (System.nanoTime() - start);
+                if (n > 0 || wakeups != seen || remaining <= 0 || closed || fabric.isClosed()) {
+                    return n;
+                }
+                waiters++;
+                try {
+                    wait(remaining / 1_000_000, (int) (remaining % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return 0;
+                } finally {
+                    waiters--;
+                }
+            }
+        }
+    }
+
+    @Override
+    public synchronized void wakeWaiters() {
+        wakeups++;
+        if (waiters > 0) {
+            notifyAll();
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        notifyAll();
+    }
+}

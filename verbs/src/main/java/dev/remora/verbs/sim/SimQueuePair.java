@@ -1,0 +1,564 @@
+package dev.remora.verbs.sim;
+
+import dev.remora.verbs.Access;
+import dev.remora.verbs.CompletionQueue;
+import dev.remora.verbs.Opcode;
+import dev.remora.verbs.QpState;
+import dev.remora.verbs.QueuePair;
+import dev.remora.verbs.VerbsStatistics;
+import dev.remora.verbs.WcStatus;
+import dev.remora.verbs.WorkRequest;
+
+import java.util.ArrayDeque;
+import java.util.Objects;
+
+/**
+ * A queue pair of the software fabric.
+ *
+ * <h2>Send queue</h2>
+ * A ring of preallocated {@link Wqe}s with three monotonic cursors, all guarded by this object's monitor:
+ * <pre>
+ *   head            executed              tail
+ *    |  executed,     |  posted, waiting     |  free
+ *    |  completion    |  to execute          |
+ *    |  not delivered |                      |
+ * ---+----------------+----------------------+-------
+ * </pre>
+ * Requests execute strictly in ring order (so R6, R7 and R9 hold, and R8's reordering never happens) and complete in
+ * ring order (R11). {@link #progress(long)} advances both cursors as far as time allows; the posting thread calls it
+ * (with no latency everything is due at once), and a NIC thread calls it for what is left: injected latency, crash
+ * timeouts, receiver-not-ready retries.
+ *
+ * <h2>Lock order</h2>
+ * queue pair monitor, then a peer's {@code rqLock}, then a completion queue's monitor. {@code rqLock} and
+ * completion queue monitors never wait for another lock, so two queue pairs sending to each other cannot deadlock.
+ */
+final class SimQueuePair implements QueuePair {
+    private static final long RNR_RETRY_INTERVAL_NS = 20_000;
+
+    private final SimNode node;
+    private final SimFabric fabric;
+    private final int qpn;
+    private final SimCompletionQueue sendCq;
+    private final SimCompletionQueue recvCq;
+    private final long halfRoundTripNs;
+    private final long retryTimeoutNs;
+    private final long rnrTimeoutNs;
+    private final int maxInlineBytes;
+
+    private volatile SimQueuePair peer;
+    private volatile QpState state = QpState.RESET;
+
+    private final Wqe[] sq;
+    private long head;
+    private long executed;
+    private long tail;
+    private boolean errorDetected;
+    private long lastReadOrAtomicCompleteNs;
+    /** Whether a NIC thread holds this queue pair in its active list. */
+    boolean scheduled;
+
+    private final Object rqLock = new Object();
+    private final ArrayDeque<RecvEntry> rq = new ArrayDeque<>();
+
+    private long reads;
+    private long writes;
+    private long compareAndSwaps;
+    private long fetchAndAdds;
+    private long sends;
+    private long receives;
+    private long bytes;
+    private long doorbells;
+    private long roundTrips;
+    private long errors;
+
+    /** A posted receive buffer. */
+    private record RecvEntry(long wrId, long address, int length, int lkey) {
+    }
+
+    SimQueuePair(SimNode node, int qpn, SimCompletionQueue sendCq, SimCompletionQueue recvCq) {
+        this.node = node;
+        this.fabric = node.fabric();
+        this.qpn = qpn;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        SimContext ctx = fabric.context();
+        this.halfRoundTripNs = ctx.roundTripLatencyNs() / 2;
+        this.retryTimeoutNs = ctx.retryTimeoutNs();
+        this.rnrTimeoutNs = ctx.rnrTimeoutNs();
+        this.maxInlineBytes = ctx.maxInlineBytes();
+        this.sq = new Wqe[sendCq == null ? 0 : ctx.sendQueueDepth()];
+        for (int i = 0; i < sq.length; i++) {
+            sq[i] = new Wqe();
+        }
+    }
+
+    static void connect(SimQueuePair a, SimQueuePair b) {
+        if (a == b) {
+            throw new IllegalArgumentException("a queue pair cannot be connected to itself");
+        }
+        synchronized (SimQueuePair.class) {
+            if (a.state != QpState.RESET || b.state != QpState.RESET) {
+                throw new IllegalStateException("both queue pairs must be in RESET to connect: " + a.state + ", "
+                    + b.state);
+            }
+            a.peer = b;
+            b.peer = a;
+            a.state = QpState.RTS;
+            b.state = QpState.RTS;
+        }
+    }
+
+    @Override
+    public int qpNumber() {
+        return qpn;
+    }
+
+    @Override
+    public SimNode node() {
+        return node;
+    }
+
+    @Override
+    public int remoteNodeId() {
+        SimQueuePair p = peer;
+        return p == null ? -1 : p.node.id();
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    @Override
+    public CompletionQueue sendCompletionQueue() {
+        return sendCq;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    @Override
+    public int post(WorkRequest wr) {
+        validate(wr, 0);
+        synchronized (this) {
+            checkPostable();
+            if (tail - head + 1 > sq.length || !sendCq.reserve(1)) {
+                return QUEUE_FULL;
+            }
+            long now = startDoorbell();
+            enqueue(wr, now);
+            if (wr.has(WorkRequest.SIGNALED)) {
+                roundTrips++;
+            }
+            finishDoorbell(now);
+        }
+        return POSTED;
+    }
+
+    @Override
+    public int post(WorkRequest[] wrs, int count) {
+        Objects.requireNonNull(wrs, "work requests");
+        if (count < 1 || count > wrs.length) {
+            throw new IllegalArgumentException("count " + count + " outside 1.." + wrs.length);
+        }
+        for (int i = 0; i < count; i++) {
+            validate(wrs[i], i);
+        }
+        synchronized (this) {
+            checkPostable();
+            if (tail - head + count > sq.length || !sendCq.reserve(count)) {
+                return QUEUE_FULL;
+            }
+            long now = startDoorbell();
+            boolean signaled = false;
+            for (int i = 0; i < count; i++) {
+                enqueue(wrs[i], now);
+                signaled |= wrs[i].has(WorkRequest.SIGNALED);
+            }
+            if (signaled) {
+                roundTrips++;
+            }
+            finishDoorbell(now);
+        }
+        return POSTED;
+    }
+
+    private void validate(WorkRequest wr, int index) {
+        if (wr == null) {
+            throw new NullPointerException("work request " + index + " is null");
+        }
+        Opcode op = wr.opcode();
+        if (op == null) {
+            throw new IllegalArgumentException("work request " + index + " has no opcode: set it with read(), "
+                + "write(), cas(), faa() or send()");
+        }
+        if (op == Opcode.RECV) {
+            throw new IllegalArgumentException("work request " + index + " is a RECV: post it with postRecv()");
+        }
+        if (wr.has(WorkRequest.INLINE)) {
+            if (op != Opcode.WRITE && op != Opcode.SEND) {
+                throw new IllegalArgumentException("work request " + index + ": INLINE applies to WRITE and SEND, not "
+                    + op);
+            }
+            if (wr.length() > maxInlineBytes) {
+                throw new IllegalArgumentException("work request " + index + ": INLINE payload of " + wr.length()
+                    + " bytes exceeds maxInlineBytes " + maxInlineBytes);
+            }
+        }
+        if (sendCq == null) {
+            throw new IllegalStateException("queue pair " + qpn + " is passive and has no send queue");
+        }
+    }
+
+    private void checkPostable() {
+        fabric.ensureOpen();
+        node.ensureAlive();
+        QpState s = state;
+        if (s == QpState.RESET) {
+            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is not connected (RESET)");
+        }
+        if (s == QpState.CLOSED) {
+            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is closed");
+        }
+    }
+
+    private long startDoorbell() {
+        doorbells++;
+        return halfRoundTripNs == 0 ? 0 : fabric.now();
+    }
+
+    private void finishDoorbell(long now) {
+        if (progress(now) != Long.MAX_VALUE) {
+            fabric.nic().wake(this);
+        }
+    }
+
+    private void enqueue(WorkRequest wr, long now) {
+        Wqe w = sq[(int) (tail % sq.length)];
+        w.copyFrom(wr);
+        switch (w.opcode) {
+            case READ -> {
+                reads++;
+                bytes += w.length;
+            }
+            case WRITE -> {
+                writes++;
+                bytes += w.length;
+            }
+            case CAS -> {
+                compareAndSwaps++;
+                bytes += Long.BYTES;
+            }
+            case FETCH_ADD -> {
+                fetchAndAdds++;
+                bytes += Long.BYTES;
+            }
+            case SEND -> {
+                sends++;
+                bytes += w.length;
+            }
+            default -> throw new AssertionError(w.opcode);
+        }
+        if (w.has(WorkRequest.INLINE)) {
+            copyInline(w);
+        }
+        long executeAt = now + halfRoundTripNs;
+        if (w.has(WorkRequest.FENCE)) {
+            // R13: a fenced request starts only after every earlier READ and atomic of this queue pair completed.
+            executeAt = Math.max(executeAt, lastReadOrAtomicCompleteNs);
+        }
+        w.executeAtNs = executeAt;
+        w.completeAtNs = executeAt + halfRoundTripNs;
+        if (w.opcode == Opcode.READ || w.opcode.isAtomic()) {
+            lastReadOrAtomicCompleteNs = Math.max(lastReadOrAtomicCompleteNs, w.completeAtNs);
+        }
+        tail++;
+    }
+
+    /** INLINE: the CPU copies the source at post time (R3 does not apply). */
+    private void copyInline(Wqe w) {
+        SimRegion src = node.check(w.lkey, w.localAddress, w.length, 0);
+        if (src == null) {
+            w.status = WcStatus.LOC_PROT_ERR;
+            return;
+        }
+        if (w.inline.length < w.length) {
+            w.inline = new byte[Math.max(w.length, 64)];
+        }
+        src.nicCopyOut(src.indexOf(w.localAddress), w.inline, w.length);
+    }
+
+    @Override
+    public int postRecv(WorkRequest wr) {
+        Objects.requireNonNull(wr, "work request");
+        if (wr.opcode() != Opcode.RECV) {
+            throw new IllegalArgumentException("postRecv takes RECV requests, not " + wr.opcode());
+        }
+        if (recvCq == null) {
+            throw new IllegalStateException("queue pair " + qpn + " is passive and has no receive queue");
+        }
+        fabric.ensureOpen();
+        node.ensureAlive();
+        if (state == QpState.CLOSED) {
+            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is closed");
+        }
+        if (!recvCq.reserve(1)) {
+            return QUEUE_FULL;
+        }
+        synchronized (this) {
+            receives++;
+        }
+        RecvEntry entry = new RecvEntry(wr.wrId(), wr.localAddress(), wr.length(), wr.lkey());
+        synchronized (rqLock) {
+            if (state == QpState.ERROR) {
+                recvCq.deliver(entry.wrId(), WcStatus.WR_FLUSH_ERR, Opcode.RECV, 0, qpn);
+            } else {
+                rq.addLast(entry);
+            }
+        }
+        SimQueuePair p = peer;
+        if (p != null) {
+            // A SEND of the peer may be waiting for this buffer (receiver not ready): let its NIC retry now.
+            fabric.nic().wake(p);
+        }
+        return POSTED;
+    }
+
+    private RecvEntry takeRecv() {
+        synchronized (rqLock) {
+            return state == QpState.ERROR ? null : rq.pollFirst();
+        }
+    }
+
+    // ------------------------------------------------------------------ progress
+
+    /**
+     * Executes and completes what is due at {@code now}. Caller holds this monitor.
+     *
+     * @return the fabric time of the next thing due, or {@link Long#MAX_VALUE} if the queue is empty
+     */
+    private long progress(long now) {
+        int n = sq.length;
+        while (executed < tail) {
+            Wqe w = sq[(int) (executed % n)];
+            if (w.executeAtNs > now || !execute(w)) {
+                break;
+            }
+            executed++;
+        }
+        while (head < executed) {
+            Wqe w = sq[(int) (head % n)];
+            if (w.completeAtNs > now) {
+                break;
+            }
+            complete(w);
+            head++;
+        }
+        if (head == tail) {
+            return Long.MAX_VALUE;
+        }
+        long next = head < executed ? sq[(int) (head % n)].completeAtNs : Long.MAX_VALUE;
+        return executed < tail ? Math.min(next, sq[(int) (executed % n)].executeAtNs) : next;
+    }
+
+    /** Called by a NIC thread. */
+    synchronized long progressFromNic(long now) {
+        long next = progress(now);
+        if (next == Long.MAX_VALUE) {
+            scheduled = false;
+        }
+        return next;
+    }
+
+    /**
+     * Performs a request's memory effects. Every check happens before any effect, so a bad request changes no memory.
+     *
+     * @return false if it must be retried later (a SEND whose peer has no RECV posted yet)
+     */
+    private boolean execute(Wqe w) {
+        if (errorDetected) {
+            w.status = WcStatus.WR_FLUSH_ERR;
+            return true;
+        }
+        if (w.status != null) {
+            fail(w, w.status);
+            return true;
+        }
+        SimQueuePair p = peer;
+        SimNode target = p.node;
+        if (target.isCrashed()) {
+            w.completeAtNs = Math.max(w.completeAtNs, fabric.now() + retryTimeoutNs);
+            fail(w, WcStatus.RETRY_EXC_ERR);
+            return true;
+        }
+        switch (w.opcode) {
+            case READ -> {
+                SimRegion dst = node.check(w.lkey, w.localAddress, w.length, Access.LOCAL_WRITE);
+                if (dst == null) {
+                    return fail(w, WcStatus.LOC_PROT_ERR);
+                }
+                SimRegion src = target.check(w.rkey, w.remoteAddress, w.length, Access.REMOTE_READ);
+                if (src == null) {
+                    return fail(w, WcStatus.REM_ACCESS_ERR);
+                }
+                src.nicCopyTo(src.indexOf(w.remoteAddress), dst, dst.indexOf(w.localAddress), w.length);
+                w.byteLength = w.length;
+            }
+            case WRITE -> {
+                SimRegion src = null;
+                if (!w.has(WorkRequest.INLINE)) {
+                    src = node.check(w.lkey, w.localAddress, w.length, 0);
+                    if (src == null) {
+                        return fail(w, WcStatus.LOC_PROT_ERR);
+                    }
+                }
+                SimRegion dst = target.check(w.rkey, w.remoteAddress, w.length, Access.REMOTE_WRITE);
+                if (dst == null) {
+                    return fail(w, WcStatus.REM_ACCESS_ERR);
+                }
+                if (src == null) {
+                    dst.nicCopyIn(dst.indexOf(w.remoteAddress), w.inline, w.length);
+                } else {
+                    src.nicCopyTo(src.indexOf(w.localAddress), dst, dst.indexOf(w.remoteAddress), w.length);
+                }
+            }
+            case CAS, FETCH_ADD -> {
+                SimRegion result = node.check(w.lkey, w.localAddress, Long.BYTES, Access.LOCAL_WRITE);
+                if (result == null) {
+                    return fail(w, WcStatus.LOC_PROT_ERR);
+                }
+                if ((w.remoteAddress & 7) != 0) {
+                    // R17: a misaligned atomic is a responder "invalid request" NAK.
+                    return fail(w, WcStatus.REM_INV_REQ_ERR);
+                }
+                SimRegion word = target.check(w.rkey, w.remoteAddress, Long.BYTES, Access.REMOTE_ATOMIC);
+                if (word == null) {
+                    return fail(w, WcStatus.REM_ACCESS_ERR);
+                }
+                int index = word.indexOf(w.remoteAddress);
+                long old = w.opcode == Opcode.CAS
+                    ? word.nicCompareAndExchange(index, w.compareAdd, w.swap)
+                    : word.nicGetAndAdd(index, w.compareAdd);
+                result.nicPutLong(result.indexOf(w.localAddress), old);
+                w.byteLength = Long.BYTES;
+            }
+            case SEND -> {
+                return executeSend(w, p);
+            }
+            default -> throw new AssertionError(w.opcode);
+        }
+        w.status = WcStatus.SUCCESS;
+        return true;
+    }
+
+    private boolean executeSend(Wqe w, SimQueuePair p) {
+        SimRegion src = null;
+        if (!w.has(WorkRequest.INLINE)) {
+            src = node.check(w.lkey, w.localAddress, w.length, 0);
+            if (src == null) {
+                return fail(w, WcStatus.LOC_PROT_ERR);
+            }
+        }
+        RecvEntry r = p.recvCq == null ? null : p.takeRecv();
+        if (r == null) {
+            long now = fabric.now();
+            if (w.rnrDeadlineNs == 0) {
+                w.rnrDeadlineNs = now + rnrTimeoutNs;
+            }
+            if (now >= w.rnrDeadlineNs) {
+                return fail(w, WcStatus.RNR_RETRY_EXC_ERR);
+            }
+            w.executeAtNs = now + Math.min(RNR_RETRY_INTERVAL_NS, rnrTimeoutNs);
+            return false;
+        }
+        SimRegion dst = p.node.check(r.lkey(), r.address(), r.length(), Access.LOCAL_WRITE);
+        if (r.length() < w.length) {
+            p.recvCq.deliver(r.wrId(), WcStatus.LOC_LEN_ERR, Opcode.RECV, 0, p.qpn);
+            return fail(w, WcStatus.REM_INV_REQ_ERR);
+        }
+        if (dst == null) {
+            p.recvCq.deliver(r.wrId(), WcStatus.LOC_PROT_ERR, Opcode.RECV, 0, p.qpn);
+            return fail(w, WcStatus.REM_OP_ERR);
+        }
+        if (src == null) {
+            dst.nicCopyIn(dst.indexOf(r.address()), w.inline, w.length);
+        } else {
+            src.nicCopyTo(src.indexOf(w.localAddress), dst, dst.indexOf(r.address()), w.length);
+        }
+        p.recvCq.deliver(r.wrId(), WcStatus.SUCCESS, Opcode.RECV, w.length, p.qpn);
+        w.byteLength = w.length;
+        w.status = WcStatus.SUCCESS;
+        return true;
+    }
+
+    /** R17: the failing request reports its status; the queue pair goes to ERROR and later requests flush. */
+    private boolean fail(Wqe w, WcStatus status) {
+        w.status = status;
+        errorDetected = true;
+        if (state == QpState.RTS) {
+            state = QpState.ERROR;
+        }
+        flushReceiveQueue();
+        return true;
+    }
+
+    private void flushReceiveQueue() {
+        if (recvCq == null) {
+            return;
+        }
+        synchronized (rqLock) {
+            RecvEntry r;
+            while ((r = rq.pollFirst()) != null) {
+                recvCq.deliver(r.wrId(), WcStatus.WR_FLUSH_ERR, Opcode.RECV, 0, qpn);
+            }
+        }
+    }
+
+    private void complete(Wqe w) {
+        if (w.status != WcStatus.SUCCESS) {
+            errors++;
+            sendCq.deliver(w.wrId, w.status, w.opcode, 0, qpn);
+        } else if (w.has(WorkRequest.SIGNALED)) {
+            sendCq.deliver(w.wrId, WcStatus.SUCCESS, w.opcode, w.byteLength, qpn);
+        } else {
+            sendCq.release(1);
+        }
+    }
+
+    // ------------------------------------------------------------------ misc
+
+    @Override
+    public synchronized VerbsStatistics statistics() {
+        return new VerbsStatistics(reads, writes, compareAndSwaps, fetchAndAdds, sends, receives, bytes, doorbells,
+            roundTrips, errors);
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (state == QpState.CLOSED) {
+                return;
+            }
+            state = QpState.CLOSED;
+            // ibv_destroy_qp discards outstanding requests without completions: return their reservations.
+            if (tail > head) {
+                sendCq.release((int) (tail - head));
+            }
+            head = executed = tail;
+        }
+        if (recvCq != null) {
+            synchronized (rqLock) {
+                recvCq.release(rq.size());
+                rq.clear();
+            }
+        }
+        node.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        SimQueuePair p = peer;
+        return "SimQueuePair{" + node.name() + "#" + qpn + " -> " + (p == null ? "none" : p.node.name() + "#" + p.qpn)
+            + ", " + state + '}';
+    }
+}
