@@ -23,6 +23,7 @@ public final class EdnParser {
     private final String text;
     private int pos;
     private int line = 1;
+    private int topLine = 1;
 
     /**
      * Creates a parser.
@@ -85,6 +86,7 @@ public final class EdnParser {
             throw error("expected a vector [...] or list (...) of event maps, found " + describeHere());
         }
         pos++;
+        topLine = line;
         return c == '[' ? ']' : ')';
     }
 
@@ -97,7 +99,8 @@ public final class EdnParser {
      */
     public boolean tryClose(char close) throws MalformedHistoryException {
         if (!skipSpace()) {
-            throw error("unexpected end of file; expected '" + close + "'");
+            throw new MalformedHistoryException(source, topLine, "unterminated collection opened here;"
+                    + " expected '" + close + "' before the end of the file");
         }
         if (text.charAt(pos) == close) {
             pos++;
