@@ -22,6 +22,12 @@ final class SimCompletionQueue implements CompletionQueue {
     private int waiters;
     private long wakeups;
     private boolean closed;
+    /**
+     * Queue pairs whose send queue completes here. A poller that finds the ring empty progresses them itself when
+     * their next request is due, as a polling-driven NIC would, so a spinning waiter never depends on a NIC thread
+     * getting a core.
+     */
+    private volatile SimQueuePair[] producers = new SimQueuePair[0];
 
     SimCompletionQueue(SimFabric fabric, int depth) {
         this.fabric = fabric;
@@ -58,8 +64,42 @@ final class SimCompletionQueue implements CompletionQueue {
         }
     }
 
+    synchronized void addProducer(SimQueuePair qp) {
+        SimQueuePair[] now = java.util.Arrays.copyOf(producers, producers.length + 1);
+        now[now.length - 1] = qp;
+        producers = now;
+    }
+
+    synchronized void removeProducer(SimQueuePair qp) {
+        SimQueuePair[] now = producers;
+        for (int i = 0; i < now.length; i++) {
+            if (now[i] == qp) {
+                SimQueuePair[] shorter = new SimQueuePair[now.length - 1];
+                System.arraycopy(now, 0, shorter, 0, i);
+                System.arraycopy(now, i + 1, shorter, i, now.length - i - 1);
+                producers = shorter;
+                return;
+            }
+        }
+    }
+
     @Override
-    public synchronized int poll(Completion[] out, int max) {
+    public int poll(Completion[] out, int max) {
+        int n = pollRing(out, max);
+        if (n == 0 && fabric.context().roundTripLatencyNs() > 0) {
+            SimQueuePair[] qps = producers;
+            if (qps.length > 0) {
+                long now = fabric.now();
+                for (SimQueuePair qp : qps) {
+                    qp.progressIfDue(now);
+                }
+                n = pollRing(out, max);
+            }
+        }
+        return n;
+    }
+
+    private synchronized int pollRing(Completion[] out, int max) {
         if (max > out.length) {
             throw new IllegalArgumentException("max " + max + " exceeds the array's " + out.length + " slots");
         }

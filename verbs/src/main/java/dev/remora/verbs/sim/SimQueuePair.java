@@ -91,6 +91,9 @@ final class SimQueuePair implements QueuePair {
         for (int i = 0; i < sq.length; i++) {
             sq[i] = new Wqe();
         }
+        if (sendCq != null) {
+            sendCq.addProducer(this);
+        }
     }
 
     static void connect(SimQueuePair a, SimQueuePair b) {
@@ -361,6 +364,15 @@ final class SimQueuePair implements QueuePair {
         return executed < tail ? Math.min(next, sq[(int) (executed % n)].executeAtNs) : next;
     }
 
+    /** Called by a poller of the send completion queue that found it empty. */
+    void progressIfDue(long now) {
+        synchronized (this) {
+            if (head < tail) {
+                progress(now);
+            }
+        }
+    }
+
     /** Called by a NIC thread. */
     synchronized long progressFromNic(long now) {
         long next = progress(now);
@@ -551,6 +563,9 @@ final class SimQueuePair implements QueuePair {
                 recvCq.release(rq.size());
                 rq.clear();
             }
+        }
+        if (sendCq != null) {
+            sendCq.removeProducer(this);
         }
         node.forget(this);
     }

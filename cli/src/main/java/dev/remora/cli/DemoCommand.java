@@ -1,0 +1,169 @@
+package dev.remora.cli;
+
+import dev.remora.objects.RemoteCounter;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.VerbsStatistics;
+import dev.remora.verbs.sim.SimContext;
+import dev.remora.verbs.sim.SimFabric;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code remora demo}: a 3-node software fabric (one home node holding a {@link RemoteCounter}, two client nodes),
+ * client threads incrementing it for a few seconds, then a check that the final count equals the number of
+ * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
+        + "software fabric, checks the final count and prints throughput, round trips per operation and latency.")
+public final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--seconds", defaultValue = "3", description = "How long the workload runs (default ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Option(names = "--threads", defaultValue = "8", description = "Client threads, spread over 2 client nodes "
+        + "(default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--rtt-ns", defaultValue = "0", description = "Injected round-trip latency in ns; 2000 is the "
+        + "2 µs preset (default ${DEFAULT-VALUE}: requests run on the posting thread).")
+    long rttNs;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    /** Creates the command (called by picocli). */
+    public DemoCommand() {
+    }
+
+    /** What one client thread measured. */
+    private static final class Worker {
+        final Histogram latency = new Histogram(3);
+        long acknowledged;
+        VerbsStatistics statistics = VerbsStatistics.ZERO;
+        Throwable failure;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (seconds <= 0 || seconds > 3600) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--seconds must be in (0, 3600]: " + seconds);
+        }
+        if (threads < 1 || threads > 256) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be in 1..256: " + threads);
+        }
+        if (rttNs < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns must be >= 0: " + rttNs);
+        }
+        SimContext context = new SimContext().roundTripLatencyNs(rttNs);
+        try (SimFabric fabric = SimFabric.open(context)) {
+            Node home = fabric.addNode("N0-home");
+            Node[] clients = {fabric.addNode("N1"), fabric.addNode("N2")};
+            RemoteAddress word = RemoteCounter.create(home);
+            out.printf(Locale.ROOT, "Remora demo: RemoteCounter on the embedded software fabric (fast mode, "
+                + "round trip %s)%n", rttNs == 0 ? "none injected" : rttNs + " ns");
+            out.printf(Locale.ROOT, "  home node %s holds the counter; %d threads on client nodes %s and %s%n",
+                home.name(), threads, clients[0].name(), clients[1].name());
+            out.flush();
+
+            List<Worker> workers = new ArrayList<>();
+            List<Thread> running = new ArrayList<>();
+            CountDownLatch ready = new CountDownLatch(threads);
+            CountDownLatch go = new CountDownLatch(1);
+            long durationNs = (long) (seconds * 1e9);
+            long[] deadline = new long[1];
+            for (int t = 0; t < threads; t++) {
+                Worker w = new Worker();
+                Node node = clients[t % 2];
+                workers.add(w);
+                Thread thread = new Thread(() -> runWorker(w, node, word, ready, go, deadline), "demo-client-" + t);
+                running.add(thread);
+                thread.start();
+            }
+            ready.await();
+            long start = System.nanoTime();
+            deadline[0] = start + durationNs;
+            go.countDown();
+            for (Thread thread : running) {
+                thread.join();
+            }
+            long elapsedNs = System.nanoTime() - start;
+
+            Histogram all = new Histogram(3);
+            long acknowledged = 0;
+            VerbsStatistics stats = VerbsStatistics.ZERO;
+            for (Worker w : workers) {
+                if (w.failure != null) {
+                    out.println("a client thread failed: " + w.failure);
+                    return 1;
+                }
+                all.add(w.latency);
+                acknowledged += w.acknowledged;
+                stats = stats.plus(w.statistics);
+            }
+            long finalCount;
+            try (Endpoint ep = Endpoint.open(clients[0])) {
+                finalCount = RemoteCounter.attach(ep, word).get();
+            }
+            boolean ok = finalCount == acknowledged;
+            double ops = acknowledged / (elapsedNs / 1e9);
+            out.println();
+            row(out, "duration", String.format(Locale.ROOT, "%.2f s", elapsedNs / 1e9));
+            row(out, "increments acknowledged", String.format(Locale.ROOT, "%,d", acknowledged));
+            row(out, "final count (READ)", String.format(Locale.ROOT, "%,d", finalCount));
+            row(out, "count check", ok ? "PASS (final count = acknowledged increments)"
+                : "FAIL (final count differs from acknowledged increments by " + (finalCount - acknowledged) + ")");
+            row(out, "throughput", String.format(Locale.ROOT, "%,.0f increments/s", ops));
+            row(out, "round trips per increment",
+                String.format(Locale.ROOT, "%.3f", acknowledged == 0 ? 0.0 : (double) stats.roundTrips() / acknowledged));
+            row(out, "verbs per increment", String.format(Locale.ROOT, "%.3f FETCH_ADD",
+                acknowledged == 0 ? 0.0 : (double) stats.fetchAndAdds() / acknowledged));
+            row(out, "latency p50", micros(all.getValueAtPercentile(50)));
+            row(out, "latency p99", micros(all.getValueAtPercentile(99)));
+            row(out, "latency max", micros(all.getMaxValue()));
+            out.flush();
+            return ok ? 0 : 1;
+        }
+    }
+
+    private static void runWorker(Worker w, Node node, RemoteAddress word, CountDownLatch ready, CountDownLatch go,
+                                  long[] deadline) {
+        try (Endpoint ep = Endpoint.open(node)) {
+            RemoteCounter counter = RemoteCounter.attach(ep, word);
+            ready.countDown();
+            go.await();
+            long end = deadline[0];
+            long now = System.nanoTime();
+            while (now < end) {
+                counter.incrementAndGet();
+                long after = System.nanoTime();
+                w.latency.recordValue(after - now);
+                w.acknowledged++;
+                now = after;
+            }
+            w.statistics = ep.statistics();
+        } catch (Throwable t) {
+            w.failure = t;
+        }
+    }
+
+    private static void row(PrintWriter out, String name, String value) {
+        out.printf(Locale.ROOT, "  %-28s %s%n", name, value);
+    }
+
+    private static String micros(long nanos) {
+        return String.format(Locale.ROOT, "%.2f µs", nanos / 1000.0);
+    }
+}
