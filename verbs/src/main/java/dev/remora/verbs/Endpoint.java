@@ -103,7 +103,7 @@ public final class Endpoint implements AutoCloseable {
     private final Context context;
     private final CompletionQueue cq;
     private final CompletionDispatcher dispatcher;
-    private final WaitTag tag;
+    private WaitTag tag;
     private final MemoryRegion scratch;
     private final WorkRequest wr = new WorkRequest();
     private QueuePair[] queuePairs = new QueuePair[8];
@@ -215,6 +215,9 @@ public final class Endpoint implements AutoCloseable {
         if (status == WaitStatus.TIMED_OUT) {
             queuePairs[qp.remoteNodeId()] = null;
             retire(qp);
+            // The abandoned request will never be counted: later waits use a fresh tag, and a late completion of the
+            // old one is routed to the old tag, where nobody waits for it.
+            tag = dispatcher.newTag("endpoint");
             throw new VerbsTimeoutException(what + " did not complete within " + context.operationTimeoutNs() + " ns");
         }
         throw new RemoteAccessException(tag.lastError(), what);

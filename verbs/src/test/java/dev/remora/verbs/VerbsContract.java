@@ -566,6 +566,19 @@ public abstract class VerbsContract {
     }
 
     @Test
+    void shouldTimeOutABlockingHelperAndKeepWorking() {
+        MemoryRegion healthy = n2.allocate(64, Access.ALL);
+        MemoryRegion doomed = n3.allocate(64, Access.ALL);
+        crash(n3);
+        long timeoutNs = Math.max(1, retryTimeoutNs() / 20);
+        try (Endpoint ep = Endpoint.open(n1, new Endpoint.Context().operationTimeoutNs(timeoutNs))) {
+            assertThrows(VerbsTimeoutException.class, () -> ep.faa(doomed.remote(0), 1));
+            assertEquals(0, ep.faa(healthy.remote(0), 1), "the endpoint works after a timeout");
+            assertEquals(1, ep.readLong(healthy.remote(0)));
+        }
+    }
+
+    @Test
     void shouldNotLoseFetchAndAddsUnderContention() throws Exception {
         MemoryRegion target = n2.allocate(64, Access.ALL);
         int threads = 4;
