@@ -91,7 +91,7 @@ public final class DetExplorer {
     public static Exhaustive exhaustive(DetProgram program, DetKnobs knobs, long maxStates) {
         Search s = new Search(maxStates);
         DetMachine init = new DetMachine(program, knobs);
-        Map<Outcome, Long> result = s.explore(init, new int[init.maxSteps()][], 0);
+        Map<Outcome, Long> result = s.explore(init, new int[init.maxDepth()][], 0);
         return new Exhaustive(Collections.unmodifiableMap(result), s.memo.size(), s.stuck, !s.truncated);
     }
 

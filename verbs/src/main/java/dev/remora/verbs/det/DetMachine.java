@@ -389,6 +389,18 @@ public final class DetMachine {
         return 2 * pc.length + words + 8;
     }
 
+    /** @return an upper bound on the length of any execution: every step makes progress, so executions end */
+    public int maxDepth() {
+        int d = 16;
+        for (java.util.List<Op> ops : program.threadOps()) {
+            d += 2 * ops.size();
+        }
+        for (Wr w : program.wrs()) {
+            d += w.dst().length + 6;
+        }
+        return d;
+    }
+
     // ------------------------------------------------------------------ steps
 
     /**

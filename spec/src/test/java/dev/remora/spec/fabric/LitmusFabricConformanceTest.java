@@ -1,0 +1,91 @@
+package dev.remora.spec.fabric;
+
+import dev.remora.spec.litmus.KnobSettings;
+import dev.remora.spec.litmus.LitmusParser;
+import dev.remora.spec.litmus.LitmusTest;
+import dev.remora.verbs.det.DetExplorer;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The deterministic fabric runs every litmus file exhaustively under every knob setting the file's verdicts depend
+ * on (the same settings TLC checks), and must observe an allowed outcome and never a forbidden one.
+ */
+class LitmusFabricConformanceTest {
+    private static final Path LITMUS = Path.of("litmus");
+
+    static List<LitmusTest> tests() throws IOException {
+        LitmusParser parser = new LitmusParser();
+        List<LitmusTest> tests = new ArrayList<>();
+        try (Stream<Path> files = Files.list(LITMUS)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".litmus")).sorted().toList()) {
+                tests.add(parser.parse(f));
+            }
+        }
+        return tests;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> shouldAgreeWithEveryLitmusVerdictExhaustively() throws IOException {
+        List<DynamicTest> cases = new ArrayList<>();
+        for (LitmusTest test : tests()) {
+            for (KnobSettings settings : test.relevantSettings()) {
+                cases.add(DynamicTest.dynamicTest(test.id() + " [" + settings.label() + "]", () -> {
+                    FabricLitmusRunner.Result r = FabricLitmusRunner.exhaustive(test, settings,
+                        FabricLitmusRunner.MAX_STATES_DEFAULT);
+                    assertTrue(r.complete(), "search bounded");
+                    assertEquals(0, r.stuck(), "executions that block forever");
+                    assertEquals(r.expected(), r.observed(), () -> test.id() + " under " + settings.label()
+                        + ": expected " + r.expected() + ", fabric observed outcomes " + r.outcomes().keySet());
+                }));
+            }
+        }
+        assertTrue(cases.size() >= 30, "at least 30 litmus checks, found " + cases.size());
+        return cases.stream();
+    }
+
+    @Test
+    void shouldReplayTheSameTraceForTheSameSeed() throws IOException {
+        for (LitmusTest test : tests()) {
+            var program = LitmusPrograms.toProgram(test);
+            var knobs = LitmusPrograms.knobs(KnobSettings.defaults());
+            Set<Long> hashes = new HashSet<>();
+            for (long seed = 1; seed <= 20; seed++) {
+                DetExplorer.Run a = DetExplorer.run(program, knobs, seed);
+                DetExplorer.Run b = DetExplorer.run(program, knobs, seed);
+                assertEquals(a.traceHash(), b.traceHash(), test.id() + " seed " + seed);
+                assertEquals(a.trace(), b.trace());
+                assertEquals(a.outcome(), b.outcome());
+                hashes.add(a.traceHash());
+            }
+            long executions = DetExplorer.exhaustive(program, knobs, FabricLitmusRunner.MAX_STATES_DEFAULT)
+                .executions().values().stream().mapToLong(Long::longValue).sum();
+            if (executions > 20) {
+                assertTrue(hashes.size() > 1, test.id() + ": " + executions + " executions, 20 seeds gave one trace");
+            }
+        }
+    }
+
+    @Test
+    void shouldNeverObserveAForbiddenOutcomeWithSeeds() throws IOException {
+        for (LitmusTest test : tests()) {
+            for (KnobSettings settings : test.relevantSettings()) {
+                FabricLitmusRunner.Result r = FabricLitmusRunner.seeded(test, settings, 1, 200);
+                assertTrue(r.agrees(false), test.id() + " [" + settings.label() + "] observed " + r.outcomes());
+            }
+        }
+    }
+}
