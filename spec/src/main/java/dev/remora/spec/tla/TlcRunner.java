@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * child JVM with one worker, so that state counts are reproducible, and classifies the result.
  *
  * <p>The child JVM gets a bounded heap; its output goes to {@code <module>.out} next to the model
- * and its fingerprint files under {@code states/<module>}. A run longer than the timeout is killed
+ * and its fingerprint files and temporary directory under {@code states/<module>} and {@code tmp/<module>}, which the
+ * caller may delete afterwards. A run longer than the timeout is killed
  * and reported as {@link Outcome#TIMEOUT}.
  */
 public final class TlcRunner {
@@ -80,19 +81,24 @@ public final class TlcRunner {
     /**
      * Model-checks {@code dir/<module>.tla} with {@code dir/<module>.cfg}.
      *
-     * @param dir    the directory holding the model and {@code Verbs.tla}, {@code RDMA.tla}
-     * @param module the module name
+     * @param modelDir the directory holding the model and {@code Verbs.tla}, {@code RDMA.tla}
+     * @param module   the module name
      * @return the classified result
      * @throws IOException if the child JVM cannot be started
      * @throws InterruptedException if interrupted while waiting
      */
-    public Result check(final Path dir, final String module) throws IOException, InterruptedException {
+    public Result check(final Path modelDir, final String module) throws IOException, InterruptedException {
+        final Path dir = modelDir.toAbsolutePath();
         final Path out = dir.resolve(module + ".out");
         final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        // TLC extracts its standard modules into java.io.tmpdir; parallel runs sharing one
+        // directory race on those files, so every run gets its own.
+        final Path tmp = Files.createDirectories(dir.resolve("tmp").resolve(module));
         final List<String> cmd = new ArrayList<>(List.of(java.toString(), "-XX:+UseParallelGC", "-Xmx384m",
             "-XX:TieredStopAtLevel=1", "-Dfile.encoding=UTF-8",
+            "-Djava.io.tmpdir=" + tmp,
             "-cp", tlatoolsJar.toString(), "tlc2.TLC",
-            "-workers", "1", "-fp", "0", "-nowarning", "-cleanup",
+            "-workers", "1", "-fp", "0", "-nowarning",
             "-metadir", dir.resolve("states").resolve(module).toString(),
             "-config", module + ".cfg", module));
         final long start = System.nanoTime();

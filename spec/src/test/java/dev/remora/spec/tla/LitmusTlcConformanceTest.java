@@ -90,6 +90,7 @@ class LitmusTlcConformanceTest {
         throws InterruptedException, ExecutionException, IOException {
         final TlcRunner.Result result = future.get();
         deleteRecursively(OUT.resolve("states").resolve(module));
+        deleteRecursively(OUT.resolve("tmp").resolve(module));
         final Verdict expected = test.expected(setting);
         final TlcRunner.Outcome wanted = expected == Verdict.ALLOWED
             ? TlcRunner.Outcome.VIOLATED : TlcRunner.Outcome.HOLDS;
