@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
  * client threads incrementing it for a few seconds, then a check that the final count equals the number of
  * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
         + "software fabric, checks the final count and prints throughput, round trips per operation and latency.")
 public final class DemoCommand implements Callable<Integer> {

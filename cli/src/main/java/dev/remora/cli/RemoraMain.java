@@ -5,13 +5,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric) and
- * {@code check} (the linearizability checker).
+ * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric),
+ * {@code check} (the linearizability checker) and {@code litmus} (memory-model litmus tests on the deterministic
+ * fabric and TLC).
  */
 @Command(name = "remora", mixinStandardHelpOptions = true, version = "remora 0.1.0-SNAPSHOT",
     exitCodeOnInvalidInput = 64,
     description = "RDMA-native concurrent objects, formally specified and checked.",
-    subcommands = {DemoCommand.class, CheckCommand.class})
+    subcommands = {DemoCommand.class, CheckCommand.class, LitmusCommand.class})
 public final class RemoraMain implements Runnable {
 
     @CommandLine.Spec

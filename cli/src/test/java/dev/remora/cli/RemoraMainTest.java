@@ -45,6 +45,33 @@ class RemoraMainTest {
     }
 
     @Test
+    void shouldRunLitmusFilesAndAgree() {
+        String[] r = run("litmus", "../spec/litmus/L04.litmus", "../spec/litmus/L15.litmus");
+        assertEquals("0", r[0], r[1] + r[2]);
+        assertTrue(r[1].contains("L04 [RELAXED_ORDERING-TRUE]"), r[1]);
+        assertTrue(r[1].contains("<- final holds (allowed)"), r[1]);
+        assertTrue(r[1].strip().endsWith("agree"), r[1]);
+    }
+
+    @Test
+    void shouldRunLitmusWithSeedsAndAKnob() {
+        String[] r = run("litmus", "--seeds", "50", "--knob", "ATOMIC_CAP=GLOB", "../spec/litmus/L11.litmus");
+        assertEquals("0", r[0], r[1] + r[2]);
+        assertTrue(r[1].contains("[ATOMIC_CAP-GLOB]") && r[1].contains("seeds"), r[1]);
+    }
+
+    @Test
+    void shouldRejectMalformedLitmusWithFileAndLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+        throws java.io.IOException {
+        java.nio.file.Path bad = dir.resolve("bad.litmus");
+        java.nio.file.Files.writeString(bad, "test X\ninit x@N1=0\nT1@N1: x := \nfinal x = 1\nexpect allowed\n");
+        String[] r = run("litmus", bad.toString());
+        assertEquals("65", r[0]);
+        assertTrue(r[2].contains("bad.litmus:3:"), r[2]);
+        assertEquals("64", run("litmus", "--knob", "NOPE=1", "../spec/litmus/L04.litmus")[0]);
+    }
+
+    @Test
     void shouldOfferTheCheckSubcommand() {
         String[] r = run("check", "--help");
         assertEquals("0", r[0]);

@@ -1,0 +1,201 @@
+package dev.remora.cli;
+
+import dev.remora.spec.fabric.FabricLitmusRunner;
+import dev.remora.spec.litmus.Expr;
+import dev.remora.spec.litmus.Knob;
+import dev.remora.spec.litmus.KnobSettings;
+import dev.remora.spec.litmus.LitmusParser;
+import dev.remora.spec.litmus.LitmusSyntaxException;
+import dev.remora.spec.litmus.LitmusTest;
+import dev.remora.spec.litmus.Verdict;
+import dev.remora.spec.tla.TlaGenerator;
+import dev.remora.spec.tla.TlcRunner;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code remora litmus}: runs litmus files on the deterministic fabric (exhaustively, or for a number of seeds) and,
+ * with {@code --tlc}, with TLC on the TLA+ model, and says whether they agree with each other and with the file's
+ * expected verdicts.
+ */
+@Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
+    description = "Runs memory-model litmus tests on the deterministic fabric (and TLC with --tlc).%n"
+        + "Prints each outcome with its count and whether the final predicate holds; the last line says agree or "
+        + "DISAGREE.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
+        "64:usage error", "65:malformed litmus file"})
+public final class LitmusCommand implements Callable<Integer> {
+
+    @Option(names = "--knob", paramLabel = "NAME=VALUE", description = "Run only this knob setting (repeatable), "
+        + "e.g. --knob ATOMIC_CAP=GLOB. Default: every setting the file's verdicts depend on.")
+    List<String> knobs = new ArrayList<>();
+
+    @Option(names = "--seeds", paramLabel = "N", description = "Run N seeded executions instead of the exhaustive "
+        + "search.")
+    Integer seeds;
+
+    @Option(names = "--first-seed", defaultValue = "1", description = "First seed with --seeds (default "
+        + "${DEFAULT-VALUE}).")
+    long firstSeed;
+
+    @Option(names = "--exhaustive", description = "Enumerate every execution (the default).")
+    boolean exhaustive;
+
+    @Option(names = "--tlc", description = "Also model-check each file and setting with TLC and compare verdicts.")
+    boolean tlc;
+
+    @Option(names = "--max-states", defaultValue = "2000000", description = "Bound of the exhaustive search "
+        + "(default ${DEFAULT-VALUE}).")
+    long maxStates;
+
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Litmus files (see spec/litmus/README.md).")
+    List<Path> files;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    /** Creates the command (called by picocli). */
+    public LitmusCommand() {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (seeds != null && exhaustive) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--seeds and --exhaustive exclude each other");
+        }
+        if (seeds != null && seeds < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--seeds must be positive: " + seeds);
+        }
+        KnobSettings only = null;
+        if (!knobs.isEmpty()) {
+            only = KnobSettings.defaults();
+            for (String k : knobs) {
+                int eq = k.indexOf('=');
+                if (eq < 0) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--knob takes NAME=VALUE, got '" + k
+                        + "'");
+                }
+                try {
+                    only = only.with(Knob.valueOf(k.substring(0, eq).trim().toUpperCase(Locale.ROOT)),
+                        k.substring(eq + 1).trim().toUpperCase(Locale.ROOT));
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "bad --knob '" + k + "': "
+                        + e.getMessage());
+                }
+            }
+        }
+        LitmusParser parser = new LitmusParser();
+        List<LitmusTest> tests = new ArrayList<>();
+        for (Path f : files) {
+            try {
+                tests.add(parser.parse(f));
+            } catch (LitmusSyntaxException e) {
+                err.println(e.getMessage());
+                return 65;
+            } catch (NoSuchFileException e) {
+                err.println(f + ": no such file");
+                return 65;
+            }
+        }
+        TlcRunner runner = tlc ? new TlcRunner(TlcRunner.locateTlatools(), Duration.ofMinutes(5)) : null;
+        Path tlcDir = tlc ? Files.createTempDirectory("remora-litmus-tlc") : null;
+        if (tlc) {
+            TlaGenerator.copyModelModules(tlcDir);
+        }
+        boolean agree = true;
+        boolean forbiddenSeen = false;
+        for (LitmusTest test : tests) {
+            List<KnobSettings> settings = only != null ? List.of(only) : test.relevantSettings();
+            for (KnobSettings s : settings) {
+                FabricLitmusRunner.Result r = seeds == null
+                    ? FabricLitmusRunner.exhaustive(test, s, maxStates)
+                    : FabricLitmusRunner.seeded(test, s, firstSeed, seeds);
+                Verdict expected = r.expected();
+                out.printf(Locale.ROOT, "%s [%s] %s: final %s is expected %s%n", test.id(), s.label(),
+                    test.source(), show(test.finalPredicate()), lower(expected));
+                for (Map.Entry<Map<String, Long>, Long> e : sorted(r.outcomes()).entrySet()) {
+                    boolean matches = test.outcomeMatches(e.getKey());
+                    String mark = !matches ? "" : expected == Verdict.ALLOWED ? "  <- final holds (allowed)"
+                        : "  <- final holds: FORBIDDEN OUTCOME OBSERVED";
+                    forbiddenSeen |= matches && expected == Verdict.FORBIDDEN;
+                    out.printf(Locale.ROOT, "  %-60s %8d %s%s%n", e.getKey(), e.getValue(),
+                        seeds == null ? "executions" : "seeds", mark);
+                }
+                if (r.stuck() > 0) {
+                    out.printf(Locale.ROOT, "  %d executions blocked before finishing%n", r.stuck());
+                }
+                String fabric = seeds == null ? lower(r.observed())
+                    : r.observed() == Verdict.ALLOWED ? "allowed" : "not observed in " + seeds + " seeds";
+                boolean ok = r.agrees(seeds == null);
+                String line = "  fabric: " + fabric + (seeds == null ? " (" + r.distinctStates() + " states)" : "");
+                if (tlc) {
+                    String module = new TlaGenerator().write(test, s, tlcDir);
+                    TlcRunner.Result t = runner.check(tlcDir, module);
+                    Verdict tlcVerdict = t.outcome() == TlcRunner.Outcome.VIOLATED ? Verdict.ALLOWED
+                        : t.outcome() == TlcRunner.Outcome.HOLDS ? Verdict.FORBIDDEN : null;
+                    line += "   tlc: " + (tlcVerdict == null ? t.outcome() + " " + t.summary() : lower(tlcVerdict))
+                        + " (" + t.distinctStates() + " states)";
+                    ok &= tlcVerdict == expected && (seeds != null || tlcVerdict == r.observed());
+                }
+                agree &= ok;
+                out.println(line + (ok ? "" : "   <- DISAGREE"));
+            }
+        }
+        out.println(agree && !forbiddenSeen ? "agree" : "DISAGREE");
+        out.flush();
+        return agree && !forbiddenSeen ? 0 : 1;
+    }
+
+    /** Renders a final predicate in the litmus notation. */
+    static String show(Expr e) {
+        if (e instanceof Expr.Num n) {
+            return Long.toString(n.value());
+        }
+        if (e instanceof Expr.Bool b) {
+            return Boolean.toString(b.value());
+        }
+        if (e instanceof Expr.Ref r) {
+            return r.name();
+        }
+        if (e instanceof Expr.Cmp c) {
+            return show(c.left()) + " " + c.op().text() + " " + show(c.right());
+        }
+        if (e instanceof Expr.And a) {
+            return "(" + show(a.left()) + " /\\ " + show(a.right()) + ")";
+        }
+        if (e instanceof Expr.Or o) {
+            return "(" + show(o.left()) + " \\/ " + show(o.right()) + ")";
+        }
+        return "~" + show(((Expr.Not) e).operand());
+    }
+
+    private static String lower(Verdict v) {
+        return v.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static Map<Map<String, Long>, Long> sorted(Map<Map<String, Long>, Long> outcomes) {
+        List<Map.Entry<Map<String, Long>, Long>> entries = new ArrayList<>(outcomes.entrySet());
+        entries.sort((a, b) -> a.getKey().toString().compareTo(b.getKey().toString()));
+        Map<Map<String, Long>, Long> m = new LinkedHashMap<>();
+        entries.forEach(e -> m.put(e.getKey(), e.getValue()));
+        return m;
+    }
+
+}
