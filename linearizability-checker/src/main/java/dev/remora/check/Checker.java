@@ -86,16 +86,14 @@ public final class Checker {
             mem = Math.max(16L << 20, (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 2);
         }
         Budget budget = new Budget(start, options.timeLimitNs(), mem);
-        List<Operation> ops = new ArrayList<>(history.size());
-        for (Operation op : history.operations()) {
-            if (op.isOk() || !model.isReadOnly(op)) {
-                ops.add(op);
-            }
-        }
-        List<List<Operation>> parts = model.partition(ops);
+        List<List<Operation>> parts = model.partition(history.operations());
         int np = parts.size();
         int[] outcome = new int[np];
         long[] explored = new long[np];
+        java.util.concurrent.atomic.AtomicReferenceArray<List<Operation>> prepared =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(np);
+        java.util.concurrent.atomic.AtomicReferenceArray<java.util.Map.Entry<Integer, String>> impossible =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(np);
         Integer[] order = new Integer[np];
         for (int i = 0; i < np; i++) {
             order[i] = i;
@@ -111,7 +109,15 @@ public final class Checker {
                     continue;
                 }
                 try {
-                    WglSearch<S> s = new WglSearch<>(model, model.init(), parts.get(p), budget, false);
+                    List<Operation> prep = model.prepare(parts.get(p));
+                    prepared.set(p, prep);
+                    java.util.Map.Entry<Integer, String> bad = model.impossible(prep);
+                    if (bad != null) {
+                        impossible.set(p, bad);
+                        outcome[p] = WglSearch.NOT_LINEARIZABLE;
+                        continue;
+                    }
+                    WglSearch<S> s = new WglSearch<>(model, model.init(), prep, budget, false);
                     outcome[p] = s.run();
                     explored[p] = s.explored();
                 } catch (OutOfMemoryError e) {
@@ -137,6 +143,10 @@ public final class Checker {
             }
         }
         long total = Arrays.stream(explored).sum();
+        int opCount = 0;
+        for (int i = 0; i < np; i++) {
+            opCount += prepared.get(i) == null ? 0 : prepared.get(i).size();
+        }
         int failed = -1;
         boolean stopped = false;
         for (int i = 0; i < np; i++) {
@@ -146,15 +156,16 @@ public final class Checker {
             stopped |= outcome[i] == WglSearch.STOPPED;
         }
         if (failed >= 0) {
-            Failure f = explain(model, parts.get(failed), budget, options.explain());
-            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, ops.size(), np, total, System.nanoTime() - start);
+            Failure f = explain(model, prepared.get(failed), parts.get(failed), impossible.get(failed), budget,
+                    options.explain());
+            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, total, System.nanoTime() - start);
         }
         if (stopped) {
             String cause = budget.expired();
-            return new CheckResult(Verdict.UNKNOWN, cause == null ? "stopped" : cause, null, ops.size(), np, total,
+            return new CheckResult(Verdict.UNKNOWN, cause == null ? "stopped" : cause, null, opCount, np, total,
                     System.nanoTime() - start);
         }
-        return new CheckResult(Verdict.LINEARIZABLE, null, null, ops.size(), np, total, System.nanoTime() - start);
+        return new CheckResult(Verdict.LINEARIZABLE, null, null, opCount, np, total, System.nanoTime() - start);
     }
 
     private static <S> int run(Model<S> model, S init, List<Operation> ops, Budget budget) {
@@ -177,10 +188,17 @@ public final class Checker {
                 out.add(op);
             }
         }
-        return out;
+        return model.prepare(out);
     }
 
-    private static <S> Failure explain(Model<S> model, List<Operation> part, Budget budget, boolean window) {
+    private static <S> Failure explain(Model<S> model, List<Operation> part, List<Operation> original,
+                                       java.util.Map.Entry<Integer, String> impossible, Budget budget, boolean window) {
+        if (impossible != null) {
+            Failure f = explainImpossible(model, part, original, impossible, budget);
+            if (f != null) {
+                return f;
+            }
+        }
         List<Operation> prefix = part;
         if (window) {
             long[] rets = part.stream().filter(Operation::isOk).mapToLong(Operation::ret).sorted().distinct().toArray();
@@ -250,26 +268,85 @@ public final class Checker {
                 }
             }
         }
-        List<Operation> win = without(prefix, partial, k);
+        java.util.Map<Integer, Operation> byId = new java.util.HashMap<>();
+        for (Operation op : original) {
+            byId.put(op.id(), op);
+        }
+        List<Operation> win = new ArrayList<>();
+        for (Operation op : without(prefix, partial, k)) {
+            win.add(byId.getOrDefault(op.id(), op));
+        }
+        List<Operation> origPartial = new ArrayList<>(partial.size());
+        List<String> origStates = new ArrayList<>(states.size());
+        S os = model.init();
+        origStates.add(model.describeState(os));
+        for (int i = 0; i < partial.size(); i++) {
+            Operation op = byId.getOrDefault(partial.get(i).id(), partial.get(i));
+            origPartial.add(op);
+            os = os == null ? null : model.step(os, op);
+            origStates.add(os == null ? states.get(i + 1) : model.describeState(os));
+        }
+        Operation origBlocking = blocking == null ? null : byId.getOrDefault(blocking.id(), blocking);
         String reason;
-        Object key = part.isEmpty() ? null : part.get(0).key();
+        Object key = original.isEmpty() ? null : original.get(0).key();
         String where = key == null ? "" : " on key " + Values.show(key);
-        if (blocking == null) {
+        if (origBlocking == null) {
             reason = "no linearization found" + where;
         } else {
-            String d = model.describeOperation(blocking) + " (process " + Values.show(blocking.process()) + ", line "
-                    + blocking.callLine() + ")";
+            String d = model.describeOperation(origBlocking) + " (process " + Values.show(origBlocking.process())
+                    + ", line " + origBlocking.callLine() + ")";
             S after = stateValues.get(stateValues.size() - 1);
             boolean possible = model.step(after, blocking) != null;
             reason = "cannot linearize " + d + where + ": the longest partial linearization (" + partial.size()
-                    + " operations) ends in state " + states.get(states.size() - 1) + ", where it "
+                    + " operations) ends in state " + origStates.get(origStates.size() - 1) + ", where it "
                     + (possible ? "is possible but leaves no order for the operations that must precede it"
                     : "is impossible") + ", and every other order fails earlier";
             if (budget.expired() != null) {
                 reason += " (explanation cut short: " + budget.expired() + ")";
             }
         }
-        return new Failure(key, part, blocking, partial, states, win, k, reason);
+        return new Failure(key, original, origBlocking, origPartial, origStates, win, k, reason);
+    }
+
+    /**
+     * Explains an operation that is impossible in every state: the partial linearization is a
+     * full linearization of what precedes its completion, and the window is the operation alone.
+     */
+    private static <S> Failure explainImpossible(Model<S> model, List<Operation> part, List<Operation> original,
+                                                 java.util.Map.Entry<Integer, String> impossible, Budget budget) {
+        Operation bad = part.get(impossible.getKey());
+        List<Operation> others = new ArrayList<>(part);
+        // The impossible operation may still have had an effect (a dequeue, a transaction's
+        // writes): keep it as an indeterminate operation.
+        others.set(impossible.getKey(), bad.with(bad.id(), Operation.INFINITY, Operation.UNKNOWN));
+        List<Operation> before = cut(model, others, bad.ret());
+        WglSearch<S> rec = new WglSearch<>(model, model.init(), before, budget, true);
+        if (rec.run() != WglSearch.LINEARIZABLE) {
+            return null;
+        }
+        java.util.Map<Integer, Operation> byId = new java.util.HashMap<>();
+        for (Operation op : original) {
+            byId.put(op.id(), op);
+        }
+        List<Operation> partial = new ArrayList<>();
+        List<String> states = new ArrayList<>();
+        S s = model.init();
+        S os = s;
+        states.add(model.describeState(s));
+        for (int i : rec.bestLinearization()) {
+            Operation op = byId.getOrDefault(before.get(i).id(), before.get(i));
+            s = model.step(s, before.get(i));
+            os = os == null ? null : model.step(os, op);
+            partial.add(op);
+            states.add(model.describeState(os != null ? os : s));
+        }
+        Operation origBad = byId.getOrDefault(bad.id(), bad);
+        Object key = original.isEmpty() ? null : original.get(0).key();
+        String reason = "cannot linearize " + model.describeOperation(origBad) + " (process "
+                + Values.show(origBad.process()) + ", line " + origBad.callLine() + ")"
+                + (key == null ? "" : " on key " + Values.show(key)) + ": it is impossible in every state, being a "
+                + impossible.getValue();
+        return new Failure(key, original, origBad, partial, states, List.of(origBad), partial.size(), reason);
     }
 
     private static List<Operation> without(List<Operation> ops, List<Operation> partial, int k) {

@@ -59,6 +59,39 @@ public interface Model<S> {
     boolean isReadOnly(Operation op);
 
     /**
+     * Prepares one partition for the search. A model may drop indeterminate operations that can
+     * never help a linearization and replace values that no operation observes by one
+     * representative, so that states differing only in such values are memoised once; it must
+     * keep every completed operation and each operation's id, and must not change the verdict.
+     * The default drops the indeterminate {@linkplain #isReadOnly read-only} operations.
+     *
+     * @param ops the partition's operations, in order of invocation
+     * @return the operations to search, in the same order
+     */
+    default List<Operation> prepare(List<Operation> ops) {
+        List<Operation> out = new ArrayList<>(ops.size());
+        for (Operation op : ops) {
+            if (op.isOk() || !isReadOnly(op)) {
+                out.add(op);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Finds a completed operation that is impossible in every state the partition could reach,
+     * such as a read of a value that no operation writes. The checker then reports it at once
+     * instead of searching every order of the operations before it.
+     *
+     * @param ops the partition's {@linkplain #prepare prepared} operations
+     * @return a sentence explaining why the first such operation (by completion) is impossible,
+     *         keyed by the operation's index in {@code ops}, or {@code null} when there is none
+     */
+    default java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+        return null;
+    }
+
+    /**
      * Splits operations into independent groups, each checked from {@link #init()} on its own.
      * The default groups by {@link Operation#key()}, keeping each group in order.
      *

@@ -150,6 +150,16 @@ public final class Operation {
                 callLine, newRet == INFINITY ? 0 : returnLine);
     }
 
+    /**
+     * Returns a copy with another input; used by models to replace values nothing observes.
+     *
+     * @param newInput the new input
+     * @return the copy
+     */
+    public Operation withInput(Object newInput) {
+        return new Operation(id, process, function, key, newInput, output, call, ret, callLine, returnLine);
+    }
+
     @Override
     public String toString() {
         return "p" + process + " " + function + (key == null ? "" : "[" + key + "]") + " "

@@ -98,6 +98,29 @@ public final class KvModel implements Model<Object> {
     }
 
     @Override
+    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+        boolean gets = false;
+        for (Operation op : ops) {
+            gets |= op.function().equals("get");
+        }
+        return RegisterModel.impossibleRead(ops, gets ? "get" : "read", "put", Nil.unbox(init));
+    }
+
+    /** As for {@link RegisterModel#prepare}, on keys without appends. */
+    @Override
+    public List<Operation> prepare(List<Operation> ops) {
+        boolean gets = false;
+        for (Operation op : ops) {
+            gets |= op.function().equals("get");
+        }
+        List<Operation> out = RegisterModel.prepareRegister(ops, gets ? "get" : "read", "put");
+        if (out != ops) {
+            return out;
+        }
+        return Model.super.prepare(ops);
+    }
+
+    @Override
     public int stateBytes(Object state) {
         return state instanceof String ? 40 + 2 * ((String) state).length() : 24;
     }

@@ -104,6 +104,38 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
     }
 
     @Override
+    public Map.Entry<Integer, String> impossible(List<Operation> ops) {
+        java.util.Set<List<Object>> written = new java.util.HashSet<>();
+        for (Operation op : ops) {
+            for (Object o : (List<?>) op.input()) {
+                List<?> m = (List<?>) o;
+                if (isWrite(m.get(0))) {
+                    written.add(java.util.Arrays.asList(m.get(1), m.get(2)));
+                }
+            }
+        }
+        int best = -1;
+        String why = null;
+        for (int i = 0; i < ops.size(); i++) {
+            Operation op = ops.get(i);
+            if (!op.isOk() || !(op.output() instanceof List) || best >= 0 && op.ret() >= ops.get(best).ret()) {
+                continue;
+            }
+            for (Object o : (List<?>) op.output()) {
+                List<?> m = (List<?>) o;
+                if (isRead(m.get(0)) && m.get(2) != null && !Objects.equals(m.get(2), init)
+                        && !written.contains(java.util.Arrays.asList(m.get(1), m.get(2)))) {
+                    best = i;
+                    why = "read of " + Values.show(m.get(2)) + " from register " + Values.show(m.get(1))
+                            + ", a value that no transaction writes there";
+                    break;
+                }
+            }
+        }
+        return best < 0 ? null : Map.entry(best, why);
+    }
+
+    @Override
     public List<List<Operation>> partition(List<Operation> ops) {
         return List.of(ops);
     }

@@ -39,6 +39,9 @@ public final class QueueModel implements Model<List<Object>> {
                 if (out != Operation.UNKNOWN && !Objects.equals(state.get(0), out)) {
                     return null;
                 }
+                if (op.input() == TAKES_UNOBSERVED && state.get(0) != UNOBSERVED) {
+                    return null;
+                }
                 return java.util.Collections.unmodifiableList(java.util.Arrays.asList(
                         state.subList(1, state.size()).toArray()));
             }
@@ -57,6 +60,81 @@ public final class QueueModel implements Model<List<Object>> {
     @Override
     public boolean isReadOnly(Operation op) {
         return false;
+    }
+
+    @Override
+    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+        java.util.Set<Object> enqueued = new java.util.HashSet<>();
+        for (Operation op : ops) {
+            if (op.function().equals("enqueue")) {
+                enqueued.add(op.input());
+            }
+        }
+        int best = -1;
+        for (int i = 0; i < ops.size(); i++) {
+            Operation op = ops.get(i);
+            if (op.isOk() && op.function().equals("dequeue") && op.output() != null && !enqueued.contains(op.output())
+                    && (best < 0 || op.ret() < ops.get(best).ret())) {
+                best = i;
+            }
+        }
+        return best < 0 ? null : java.util.Map.entry(best, "dequeue of " + Values.show(ops.get(best).output())
+                + ", a value that no operation enqueues");
+    }
+
+    /** Stands for every enqueued value that no completed dequeue returns. */
+    static final Object UNOBSERVED = new Object() {
+        @Override
+        public String toString() {
+            return "<unobserved>";
+        }
+    };
+
+    /** Marks an indeterminate dequeue that may only take an {@link #UNOBSERVED} value. */
+    static final Object TAKES_UNOBSERVED = new Object() {
+        @Override
+        public String toString() {
+            return "<takes-unobserved>";
+        }
+    };
+
+    /**
+     * Simplifies the partition without changing its verdict. Values that no completed dequeue
+     * returns are interchangeable, so they become {@link #UNOBSERVED}; indeterminate enqueues of
+     * them are dropped (such a value could only block the queue, or be taken by an indeterminate
+     * dequeue, which is the same as neither happening). When every observed value is enqueued once,
+     * an indeterminate dequeue that took a value some completed dequeue returns would make that
+     * dequeue impossible, so it is restricted to taking unobserved values. (Only the observed
+     * values need be distinct.)
+     */
+    @Override
+    public List<Operation> prepare(List<Operation> ops) {
+        java.util.Set<Object> observed = new java.util.HashSet<>();
+        java.util.Set<Object> enqueued = new java.util.HashSet<>();
+        boolean unique = true;
+        for (Operation op : ops) {
+            if (op.isOk() && op.function().equals("dequeue") && op.output() != null) {
+                observed.add(op.output());
+            }
+        }
+        for (Operation op : ops) {
+            if (op.function().equals("enqueue") && observed.contains(op.input())) {
+                unique &= enqueued.add(op.input());
+            }
+        }
+        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        for (Operation op : ops) {
+            if (op.function().equals("enqueue") && !observed.contains(op.input())) {
+                if (op.isOk()) {
+                    out.add(op.withInput(UNOBSERVED));
+                }
+            } else if (op.function().equals("dequeue") && op.isIndeterminate() && unique) {
+                out.add(op.withInput(TAKES_UNOBSERVED));
+            } else {
+                out.add(op);
+            }
+        }
+        return out;
     }
 
     @Override

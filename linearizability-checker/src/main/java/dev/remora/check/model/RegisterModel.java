@@ -100,6 +100,93 @@ public final class RegisterModel implements Model<Object> {
         return op.function().equals("read");
     }
 
+    /**
+     * Drops indeterminate reads, and handles values that no read or compare-and-set observes:
+     * writing one makes the register hold "something nobody looks for", so all of them are
+     * replaced by {@link #UNOBSERVED}, and indeterminate writes of them are dropped outright
+     * unless a compare-and-set that returned false could need the register to differ.
+     */
+    @Override
+    public List<Operation> prepare(List<Operation> ops) {
+        return prepareRegister(ops, "read", "write");
+    }
+
+    @Override
+    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+        return impossibleRead(ops, "read", "write", Nil.unbox(init));
+    }
+
+    static java.util.Map.Entry<Integer, String> impossibleRead(List<Operation> ops, String read, String write,
+                                                                Object init) {
+        java.util.Set<Object> written = new java.util.HashSet<>();
+        written.add(init);
+        for (Operation op : ops) {
+            String f = op.function();
+            if (f.equals(write)) {
+                written.add(op.input());
+            } else if (f.equals("cas")) {
+                written.add(((List<?>) op.input()).get(1));
+            } else if (!f.equals(read)) {
+                return null;
+            }
+        }
+        int best = -1;
+        for (int i = 0; i < ops.size(); i++) {
+            Operation op = ops.get(i);
+            if (op.isOk() && op.function().equals(read) && op.output() != null && !written.contains(op.output())
+                    && (best < 0 || op.ret() < ops.get(best).ret())) {
+                best = i;
+            }
+        }
+        return best < 0 ? null : java.util.Map.entry(best, read + " of " + Values.show(ops.get(best).output())
+                + ", a value that no operation writes and that is not the initial value");
+    }
+
+    /** Stands for every value that no operation of the partition observes. */
+    static final Object UNOBSERVED = new Object() {
+        @Override
+        public String toString() {
+            return "<unobserved>";
+        }
+    };
+
+    static List<Operation> prepareRegister(List<Operation> ops, String read, String write) {
+        java.util.Set<Object> observed = new java.util.HashSet<>();
+        boolean negative = false;
+        for (Operation op : ops) {
+            if (op.function().equals(read)) {
+                if (op.isOk() && op.output() != null) {
+                    observed.add(op.output());
+                }
+            } else if (op.function().equals("cas")) {
+                observed.add(((List<?>) op.input()).get(0));
+                negative |= Boolean.FALSE.equals(op.output());
+            } else if (!op.function().equals(write)) {
+                return ops; // e.g. append: values combine, nothing to simplify
+            }
+        }
+        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        for (Operation op : ops) {
+            if (op.function().equals(read)) {
+                if (op.isOk()) {
+                    out.add(op);
+                }
+                continue;
+            }
+            boolean cas = op.function().equals("cas");
+            Object written = cas ? ((List<?>) op.input()).get(1) : op.input();
+            if (observed.contains(written)) {
+                out.add(op);
+            } else if (op.isIndeterminate() && !negative) {
+                continue;
+            } else {
+                out.add(op.withInput(cas ? java.util.Arrays.asList(((List<?>) op.input()).get(0), UNOBSERVED)
+                        : UNOBSERVED));
+            }
+        }
+        return out;
+    }
+
     @Override
     public String describeOperation(Operation op) {
         String k = op.key() == null ? "" : "[" + Values.show(op.key()) + "] ";

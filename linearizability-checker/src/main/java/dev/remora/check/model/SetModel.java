@@ -6,6 +6,7 @@ import dev.remora.check.Values;
 
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -64,6 +65,54 @@ public final class SetModel implements Model<Set<Object>> {
     @Override
     public boolean isReadOnly(Operation op) {
         return op.function().equals("read");
+    }
+
+    @Override
+    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+        Set<Object> added = new HashSet<>();
+        for (Operation op : ops) {
+            if (op.function().equals("add")) {
+                added.add(op.input());
+            }
+        }
+        int best = -1;
+        Object missing = null;
+        for (int i = 0; i < ops.size(); i++) {
+            Operation op = ops.get(i);
+            if (op.isOk() && op.function().equals("read") && op.output() != null
+                    && (best < 0 || op.ret() < ops.get(best).ret())) {
+                for (Object x : (Collection<?>) op.output()) {
+                    if (!added.contains(x)) {
+                        best = i;
+                        missing = x;
+                        break;
+                    }
+                }
+            }
+        }
+        return best < 0 ? null : java.util.Map.entry(best, "read containing " + Values.show(missing)
+                + ", an element that no operation adds");
+    }
+
+    /**
+     * Drops indeterminate reads, and indeterminate adds of elements that no completed read
+     * returns: adding such an element only makes later reads fail.
+     */
+    @Override
+    public List<Operation> prepare(List<Operation> ops) {
+        java.util.Set<Object> observed = new java.util.HashSet<>();
+        for (Operation op : ops) {
+            if (op.isOk() && op.function().equals("read") && op.output() != null) {
+                observed.addAll((Collection<?>) op.output());
+            }
+        }
+        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        for (Operation op : ops) {
+            if (op.isOk() || op.function().equals("add") && observed.contains(op.input())) {
+                out.add(op);
+            }
+        }
+        return out;
     }
 
     @Override
