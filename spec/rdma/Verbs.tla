@@ -51,6 +51,9 @@ WrDesc == [kind : {"put", "get", "cas", "faa"}, t : Threads, node : STRING,
            dst : Seq(Locs), src : Seq(Locs), cmp : Int, val : Int, res : STRING,
            fence : BOOLEAN, inline : BOOLEAN, tag : STRING]
 
+(* Static sanity of the WR table: well-formed, and every verb targets a remote node. *)
+ASSUME \A k \in 1..WR : Wr[k] \in WrDesc /\ Wr[k].node # NodeOf[Wr[k].t]
+
 VARIABLES
     mem,    \* mem[l]: the value of word l in its home node's memory
     sb,     \* sb[t]: thread t's store buffer, oldest first; entries are stores or doorbells
@@ -220,6 +223,13 @@ Poll(t, n) ==
     /\ wr[k].cpl
     /\ wr' = [wr EXCEPT ![k].ret = TRUE]
     /\ UNCHANGED <<mem, sb>>
+(* A retired WR may be reset and posted again, as verbs code reuses its work   *)
+(* request objects (a spinning lock re-posts one CAS).                         *)
+Recycle(k) ==
+    /\ wr[k].ret
+    /\ wr' = [wr EXCEPT ![k] = IdleWr]
+    /\ UNCHANGED <<mem, sb>>
+
 Tagged(t, d) == {k \in WRs : Wr[k].t = t /\ Wr[k].tag = d /\ wr[k].st # "idle"}
 Wait(t, d) ==
     /\ \A k \in Tagged(t, d) : wr[k].cpl
