@@ -82,6 +82,14 @@ class LitmusTlcConformanceTest {
             }
         }
         executor.shutdown();
+        if (!FULL && !UPDATE) {
+            final List<String> generated = tests.stream().map(DynamicTest::getDisplayName).toList();
+            tests.add(DynamicTest.dynamicTest("manifest lists only models that are generated", () -> {
+                final List<String> stale = manifest.keySet().stream().filter(m -> !generated.contains(m)).toList();
+                assertTrue(stale.isEmpty(), "spec/manifest.json lists models no litmus file generates: " + stale
+                    + "; rerun with -Dremora.spec.updateManifest=true");
+            }));
+        }
         return tests.stream();
     }
 
