@@ -1,27 +1,37 @@
 package dev.remora.verbs.det;
 
+import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.det.DetProgram.Kind;
 import dev.remora.verbs.det.DetProgram.Op;
 import dev.remora.verbs.det.DetProgram.Wr;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
 
 /**
- * One state of the deterministic RDMA machine running a {@link DetProgram}, and its steps. The state and every step
- * mirror {@code spec/rdma/Verbs.tla} and {@code RDMA.tla} one for one, so that the machine and TLC agree on every
- * litmus test:
+ * One state of the deterministic RDMA machine, and its steps. The state and every step mirror
+ * {@code spec/rdma/Verbs.tla} and {@code RDMA.tla} one for one, so that the machine and TLC agree on every litmus
+ * test:
  * <ul>
  *   <li>CPU steps of each thread: store (into the TSO store buffer), load (store-buffer forwarding), mfence and
- *       locked add (only with an empty store buffer), post (the doorbell enters the store buffer: R2), poll, wait;</li>
+ *       locked read-modify-writes (only with an empty store buffer), post (the doorbell enters the store buffer:
+ *       R2), poll, wait;</li>
  *   <li>{@code Drain(t)}: the oldest store-buffer entry reaches memory, or its doorbell reaches the NIC;</li>
  *   <li>NIC sub-actions of each work request: put source read, put remote write of each word, get remote read, get
  *       local write, atomic read phase, atomic write phase, atomic local write, completion; enabled as R6–R10,
  *       R13–R16, R18 and the knobs say.</li>
  * </ul>
- * A step is an {@code int}: {@code kind << 24 | index << 8 | sub}. States are mutable; {@link #copy()} clones.
+ * Beyond the TLA+ model, for the deterministic fabric: memory and work requests can be added while running
+ * ({@link #addWords}, {@link #addWr}); threads can be <em>external</em> (their next operation is set by a Java
+ * thread through {@link #setPending}); a request can fail (a preset status such as {@code REM_ACCESS_ERR}, a crashed
+ * target, a cut link, a queue pair forced to ERROR), in which case its first NIC step is a {@code FAIL} step that has
+ * no memory effect, and every later request of its queue pair flushes (R17).
+ *
+ * <p>A step is an {@code int}: {@code kind << 24 | index << 8 | sub}. States are mutable; {@link #copy()} clones.
  */
 public final class DetMachine {
-    // step kinds
     static final int THREAD = 1;
     static final int DRAIN = 2;
     static final int PUT_READ = 3;
@@ -32,69 +42,107 @@ public final class DetMachine {
     static final int ATOMIC_WRITE = 8;
     static final int ATOMIC_LOCAL_WRITE = 9;
     static final int COMPLETE = 10;
+    static final int FAIL = 11;
 
     private static final byte IDLE = 0;
     private static final byte DOORBELL = 1;
     private static final byte NIC = 2;
 
+    /** Called when a request completes (the deterministic fabric delivers completions with it). */
+    public interface CompletionListener {
+        /**
+         * @param machine the state
+         * @param wr the request's index
+         * @param status SUCCESS or the failure
+         */
+        void completed(DetMachine machine, int wr, WcStatus status);
+    }
+
     private final DetProgram program;
     private final DetKnobs knobs;
+    private CompletionListener listener;
 
-    final long[] mem;
-    final int[] pc;
-    final long[] reg;
-    /** Store buffers: per thread, entries {@code (word, value)}; a doorbell is {@code (-1 - wr, 0)}. */
-    private final long[][] sb;
-    private final int[] sbLength;
-    private final byte[] st;
-    private final boolean[] rd;
-    private final boolean[] aw;
-    private final boolean[] lw;
-    private final boolean[] cpl;
-    private final boolean[] ret;
-    private final long[][] data;
-    private final long[] placed;
+    private long[] mem;
+    private int words;
+    private int[] pc;
+    private long[] reg;
+    private Op[] pending;
+    private long[] result;
+    private long[][] sb;
+    private int[] sbLength;
+    private int threads;
+
+    private final ArrayList<Wr> wrs;
+    private int wrCount;
+    private byte[] st;
+    private boolean[] rd;
+    private boolean[] aw;
+    private boolean[] lw;
+    private boolean[] cpl;
+    private boolean[] ret;
+    private long[][] data;
+    private long[] placed;
+    private WcStatus[] status;
+    private WcStatus[] preset;
+
+    private BitSet failedQps = new BitSet();
+    private BitSet downNodes = new BitSet();
+    private BitSet cutLinks = new BitSet();
 
     /**
      * The initial state of a program.
      *
-     * @param program the program
+     * @param program the program (its threads are scripted)
      * @param knobs the memory-model knobs
      */
     public DetMachine(DetProgram program, DetKnobs knobs) {
         this.program = program;
         this.knobs = knobs;
-        int threads = program.threads();
-        int wrs = program.wrs().size();
-        mem = program.initial().clone();
-        pc = new int[threads];
-        reg = new long[program.registerNames().size()];
-        sb = new long[threads][];
-        sbLength = new int[threads];
+        this.mem = program.initial().clone();
+        this.words = mem.length;
+        this.threads = program.threads();
+        this.pc = new int[threads];
+        this.reg = new long[program.registerNames().size()];
+        this.pending = new Op[threads];
+        this.result = new long[threads];
+        this.sb = new long[threads][];
+        this.sbLength = new int[threads];
         for (int t = 0; t < threads; t++) {
-            sb[t] = new long[2 * Math.max(1, program.threadOps().get(t).size() * 2)];
+            sb[t] = new long[8];
         }
-        st = new byte[wrs];
-        rd = new boolean[wrs];
-        aw = new boolean[wrs];
-        lw = new boolean[wrs];
-        cpl = new boolean[wrs];
-        ret = new boolean[wrs];
-        data = new long[wrs][];
-        placed = new long[wrs];
+        this.wrs = new ArrayList<>(program.wrs());
+        this.wrCount = wrs.size();
+        int cap = Math.max(4, wrCount);
+        st = new byte[cap];
+        rd = new boolean[cap];
+        aw = new boolean[cap];
+        lw = new boolean[cap];
+        cpl = new boolean[cap];
+        ret = new boolean[cap];
+        data = new long[cap][];
+        placed = new long[cap];
+        status = new WcStatus[cap];
+        preset = new WcStatus[cap];
     }
 
     private DetMachine(DetMachine o) {
         program = o.program;
         knobs = o.knobs;
+        listener = o.listener;
         mem = o.mem.clone();
+        words = o.words;
+        threads = o.threads;
         pc = o.pc.clone();
         reg = o.reg.clone();
+        pending = o.pending.clone();
+        result = o.result.clone();
         sb = new long[o.sb.length][];
         for (int t = 0; t < sb.length; t++) {
             sb[t] = o.sb[t].clone();
         }
         sbLength = o.sbLength.clone();
+        wrs = new ArrayList<>(o.wrs);
+        wrCount = o.wrCount;
         st = o.st.clone();
         rd = o.rd.clone();
         aw = o.aw.clone();
@@ -103,6 +151,11 @@ public final class DetMachine {
         ret = o.ret.clone();
         data = o.data.clone();
         placed = o.placed.clone();
+        status = o.status.clone();
+        preset = o.preset.clone();
+        failedQps = (BitSet) o.failedQps.clone();
+        downNodes = (BitSet) o.downNodes.clone();
+        cutLinks = (BitSet) o.cutLinks.clone();
     }
 
     /** @return an independent copy of this state */
@@ -113,6 +166,202 @@ public final class DetMachine {
     /** @return the program */
     public DetProgram program() {
         return program;
+    }
+
+    /** @return the knobs */
+    public DetKnobs knobs() {
+        return knobs;
+    }
+
+    /** @param l receives every completion */
+    public void completionListener(CompletionListener l) {
+        this.listener = l;
+    }
+
+    // ------------------------------------------------------------------ growth (the deterministic fabric)
+
+    /**
+     * Adds zeroed words.
+     *
+     * @param n how many
+     * @return the index of the first
+     */
+    public int addWords(int n) {
+        int first = words;
+        if (words + n > mem.length) {
+            mem = Arrays.copyOf(mem, Math.max(words + n, mem.length * 2 + 16));
+        }
+        words += n;
+        return first;
+    }
+
+    /**
+     * Adds an external thread, driven by {@link #setPending}.
+     *
+     * @return its index
+     */
+    public int addExternalThread() {
+        int t = threads++;
+        pc = Arrays.copyOf(pc, threads);
+        pending = Arrays.copyOf(pending, threads);
+        result = Arrays.copyOf(result, threads);
+        sb = Arrays.copyOf(sb, threads);
+        sb[t] = new long[8];
+        sbLength = Arrays.copyOf(sbLength, threads);
+        return t;
+    }
+
+    /**
+     * Adds a work request (not yet posted).
+     *
+     * @param w the request
+     * @param failure a status the request fails with when the NIC starts it (a bad key, bounds, alignment), or null
+     * @return its index
+     */
+    public int addWr(Wr w, WcStatus failure) {
+        int k = wrCount++;
+        wrs.add(w);
+        if (k >= st.length) {
+            int cap = st.length * 2;
+            st = Arrays.copyOf(st, cap);
+            rd = Arrays.copyOf(rd, cap);
+            aw = Arrays.copyOf(aw, cap);
+            lw = Arrays.copyOf(lw, cap);
+            cpl = Arrays.copyOf(cpl, cap);
+            ret = Arrays.copyOf(ret, cap);
+            data = Arrays.copyOf(data, cap);
+            placed = Arrays.copyOf(placed, cap);
+            status = Arrays.copyOf(status, cap);
+            preset = Arrays.copyOf(preset, cap);
+        }
+        preset[k] = failure;
+        return k;
+    }
+
+    /**
+     * Sets the next operation of an external thread (replacing nothing: the previous one must have run).
+     *
+     * @param t the thread
+     * @param op the operation
+     */
+    public void setPending(int t, Op op) {
+        if (pending[t] != null) {
+            throw new IllegalStateException("thread " + t + " already has a pending operation");
+        }
+        pending[t] = op;
+    }
+
+    /**
+     * @param t a thread
+     * @return the result of its last operation
+     */
+    public long result(int t) {
+        return result[t];
+    }
+
+    /**
+     * @param t a thread
+     * @return whether an external thread has an operation waiting to be scheduled
+     */
+    public boolean hasPending(int t) {
+        return pending[t] != null;
+    }
+
+    /** Drops an external thread's pending operation (its Java thread died). */
+    void clearPending(int t) {
+        pending[t] = null;
+    }
+
+    /**
+     * @param word a word index
+     * @return its value in memory (not in any store buffer)
+     */
+    public long memory(int word) {
+        return mem[word];
+    }
+
+    /**
+     * Writes a word directly (initialisation outside any run).
+     *
+     * @param word the word
+     * @param value the value
+     */
+    public void setMemory(int word, long value) {
+        mem[word] = value;
+    }
+
+    /**
+     * @param k a request
+     * @return its status once failed or completed, else null
+     */
+    public WcStatus status(int k) {
+        return status[k];
+    }
+
+    /**
+     * @param k a request
+     * @return its static description
+     */
+    public Wr wrAt(int k) {
+        return wrs.get(k);
+    }
+
+    /**
+     * @param k a request
+     * @return the values its first read returned (source words of a put, remote words of a get, old value of an
+     *     atomic)
+     */
+    public long[] dataOf(int k) {
+        return data[k];
+    }
+
+    /**
+     * Fault: a node crashes or becomes unreachable; requests to it that have not started fail with RETRY_EXC_ERR.
+     *
+     * @param node the node
+     * @param loseMemory whether the node's words are zeroed
+     * @param nodeWords the word ranges the node owns, as {@code [first, count]} pairs (used with loseMemory)
+     */
+    public void crashNode(int node, boolean loseMemory, int[][] nodeWords) {
+        downNodes.set(node);
+        if (loseMemory) {
+            for (int[] range : nodeWords) {
+                Arrays.fill(mem, range[0], range[0] + range[1], 0L);
+            }
+        }
+    }
+
+    /** @param node a node @return whether it crashed */
+    public boolean isDown(int node) {
+        return downNodes.get(node);
+    }
+
+    /**
+     * Fault: requests from a to b (either way) that have not started fail with RETRY_EXC_ERR.
+     *
+     * @param a a node
+     * @param b another node
+     */
+    public void cutLink(int a, int b) {
+        cutLinks.set(linkBit(a, b));
+    }
+
+    private static int linkBit(int a, int b) {
+        return Math.min(a, b) * 4096 + Math.max(a, b);
+    }
+
+    /**
+     * Fault: a queue pair goes to ERROR; its requests that have not started flush.
+     *
+     * @param qp the queue pair
+     */
+    public void failQueuePair(int qp) {
+        failedQps.set(qp);
+    }
+
+    /** @param qp a queue pair @return whether it is in ERROR */
+    public boolean isQueuePairFailed(int qp) {
+        return failedQps.get(qp);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -134,21 +383,23 @@ public final class DetMachine {
     }
 
     private Wr wr(int k) {
-        return program.wrs().get(k);
+        return wrs.get(k);
+    }
+
+    private boolean scripted(int t) {
+        return t < program.threads();
     }
 
     private boolean running(int t) {
-        return pc[t] < program.threadOps().get(t).size();
+        return scripted(t) ? pc[t] < program.threadOps().get(t).size() : pending[t] != null;
     }
 
     private Op op(int t) {
-        return program.threadOps().get(t).get(pc[t]);
+        return scripted(t) ? program.threadOps().get(t).get(pc[t]) : pending[t];
     }
 
     private boolean earlier(int j, int k) {
-        Wr a = wr(j);
-        Wr b = wr(k);
-        return j < k && a.thread() == b.thread() && a.node() == b.node();
+        return j < k && wr(j).qp() == wr(k).qp();
     }
 
     private boolean placedAll(int k) {
@@ -164,7 +415,14 @@ public final class DetMachine {
         return wr(k).isAtomic() && rd[k] && !aw[k];
     }
 
-    private long cpuLoad(int t, int word) {
+    /**
+     * What thread t reads at {@code word}: its newest buffered store to it, else memory (R1).
+     *
+     * @param t the thread
+     * @param word the word
+     * @return the value
+     */
+    public long cpuLoad(int t, int word) {
         for (int i = sbLength[t] - 1; i >= 0; i--) {
             if (sb[t][2 * i] == word) {
                 return sb[t][2 * i + 1];
@@ -181,6 +439,14 @@ public final class DetMachine {
         sb[t][2 * n] = loc;
         sb[t][2 * n + 1] = value;
         sbLength[t] = n + 1;
+    }
+
+    /**
+     * @param t a thread
+     * @return whether its store buffer is empty
+     */
+    public boolean storeBufferEmpty(int t) {
+        return sbLength[t] == 0;
     }
 
     private static long atomicNew(Wr w, long old) {
@@ -254,7 +520,7 @@ public final class DetMachine {
 
     /** rao: remote atomics at one node are mutually exclusive (R14). */
     private boolean noAtomicWindowAt(int node) {
-        for (int j = 0; j < st.length; j++) {
+        for (int j = 0; j < wrCount; j++) {
             if (wr(j).node() == node && inAtomicWindow(j)) {
                 return false;
             }
@@ -272,6 +538,9 @@ public final class DetMachine {
                 return false;
             }
         }
+        if (status[k] != null) {
+            return true; // failed: nothing more to do
+        }
         Wr w = wr(k);
         if (w.kind() == Kind.PUT) {
             return rd[k] && (knobs.putCompletion() != DetKnobs.PutCompletion.ON_PLACEMENT || placedAll(k));
@@ -279,8 +548,56 @@ public final class DetMachine {
         return lw[k] && (!w.isAtomic() || aw[k]);
     }
 
+    /** Whether the NIC has started k (any sub-action after an inline put's post-time copy). */
+    private boolean started(int k) {
+        return status[k] != null || (rd[k] && !(wr(k).inline() && placed[k] == 0)) || placed[k] != 0;
+    }
+
+    /** The status a not-yet-started request fails with, or null if it runs normally. */
+    private WcStatus doom(int k) {
+        Wr w = wr(k);
+        for (int j = 0; j < k; j++) {
+            if (earlier(j, k) && status[j] != null && status[j] != WcStatus.SUCCESS) {
+                return WcStatus.WR_FLUSH_ERR;
+            }
+        }
+        if (failedQps.get(w.qp())) {
+            return WcStatus.WR_FLUSH_ERR;
+        }
+        if (preset[k] != null) {
+            return preset[k];
+        }
+        if (downNodes.get(w.node()) || (w.thread() < threads && cutLinks.get(linkBit(threadNode(w), w.node())))) {
+            return WcStatus.RETRY_EXC_ERR;
+        }
+        return null;
+    }
+
+    private int threadNode(Wr w) {
+        return w.thread() < program.threads() ? program.threadNodes()[w.thread()] : nodeOfExternal(w.thread());
+    }
+
+    private int[] externalNodes = new int[0];
+
+    /**
+     * Records the node an external thread runs on (for cut links).
+     *
+     * @param t the thread
+     * @param node its node
+     */
+    public void externalThreadNode(int t, int node) {
+        if (t >= externalNodes.length) {
+            externalNodes = Arrays.copyOf(externalNodes, Math.max(t + 1, externalNodes.length * 2));
+        }
+        externalNodes[t] = node;
+    }
+
+    private int nodeOfExternal(int t) {
+        return t < externalNodes.length ? externalNodes[t] : -1;
+    }
+
     private int oldestUnretired(int t, int node) {
-        for (int k = 0; k < st.length; k++) {
+        for (int k = 0; k < wrCount; k++) {
             Wr w = wr(k);
             if (w.thread() == t && w.node() == node && st[k] != IDLE && !ret[k]) {
                 return k;
@@ -294,7 +611,7 @@ public final class DetMachine {
             return false;
         }
         Op o = op(t);
-        if (o instanceof DetProgram.MFence || o instanceof DetProgram.LockedAdd) {
+        if (o instanceof DetProgram.MFence || o instanceof DetProgram.LockedAdd || o instanceof DetProgram.LockedCas) {
             return sbLength[t] == 0;
         }
         if (o instanceof DetProgram.Poll p) {
@@ -302,12 +619,15 @@ public final class DetMachine {
             return k >= 0 && cpl[k];
         }
         if (o instanceof DetProgram.Wait w) {
-            for (int k = 0; k < st.length; k++) {
+            for (int k = 0; k < wrCount; k++) {
                 if (wr(k).thread() == t && wr(k).tag() == w.tag() && st[k] != IDLE && !cpl[k]) {
                     return false;
                 }
             }
             return true;
+        }
+        if (o instanceof DetProgram.External e) {
+            return e.enabled(this);
         }
         return true;
     }
@@ -315,12 +635,11 @@ public final class DetMachine {
     /**
      * The steps enabled in this state, in a fixed order.
      *
-     * @param out receives the steps
+     * @param out receives the steps; at least {@link #maxSteps()} long
      * @return the number of steps
      */
     public int enabled(int[] out) {
         int n = 0;
-        int threads = pc.length;
         for (int t = 0; t < threads; t++) {
             if (threadEnabled(t)) {
                 out[n++] = step(THREAD, t, 0);
@@ -331,47 +650,16 @@ public final class DetMachine {
                 out[n++] = step(DRAIN, t, 0);
             }
         }
-        for (int k = 0; k < st.length; k++) {
+        for (int k = 0; k < wrCount; k++) {
             if (st[k] != NIC) {
                 continue;
             }
-            Wr w = wr(k);
-            switch (w.kind()) {
-                case PUT -> {
-                    if (!rd[k] && fenceOk(k) && putReadOrdered(k)) {
-                        out[n++] = step(PUT_READ, k, 0);
-                    }
-                    if (rd[k] && fenceOk(k) && putWriteOrdered(k)) {
-                        for (int i = 0; i < w.dst().length; i++) {
-                            if ((placed[k] & (1L << i)) != 0) {
-                                continue;
-                            }
-                            if (knobs.dataInOrder() && Long.numberOfTrailingZeros(~placed[k]) < i) {
-                                continue;
-                            }
-                            out[n++] = step(PUT_WRITE, k, i);
-                        }
-                    }
-                }
-                case GET -> {
-                    if (!rd[k] && fenceOk(k) && readOrdered(k)) {
-                        out[n++] = step(GET_READ, k, 0);
-                    }
-                    if (rd[k] && !lw[k]) {
-                        out[n++] = step(GET_LOCAL_WRITE, k, 0);
-                    }
-                }
-                default -> {
-                    if (!rd[k] && fenceOk(k) && readOrdered(k) && noAtomicWindowAt(w.node())) {
-                        out[n++] = step(ATOMIC_READ, k, 0);
-                    }
-                    if (inAtomicWindow(k)) {
-                        out[n++] = step(ATOMIC_WRITE, k, 0);
-                    }
-                    if (atomicDone(k) && !lw[k]) {
-                        out[n++] = step(ATOMIC_LOCAL_WRITE, k, 0);
-                    }
-                }
+            if (!started(k) && doom(k) != null) {
+                out[n++] = step(FAIL, k, 0);
+                continue;
+            }
+            if (status[k] == null || status[k] == WcStatus.SUCCESS) {
+                n = nicSteps(k, out, n); // a put completed on ack may still have words to place
             }
             if (canComplete(k)) {
                 out[n++] = step(COMPLETE, k, 0);
@@ -380,19 +668,61 @@ public final class DetMachine {
         return n;
     }
 
-    /** @return an upper bound on the number of enabled steps, for sizing {@link #enabled(int[])}'s array */
-    public int maxSteps() {
-        int words = 0;
-        for (Wr w : program.wrs()) {
-            words += w.dst().length + 2;
+    private int nicSteps(int k, int[] out, int n) {
+        Wr w = wr(k);
+        switch (w.kind()) {
+            case PUT -> {
+                if (!rd[k] && fenceOk(k) && putReadOrdered(k)) {
+                    out[n++] = step(PUT_READ, k, 0);
+                }
+                if (rd[k] && fenceOk(k) && putWriteOrdered(k)) {
+                    for (int i = 0; i < w.dst().length; i++) {
+                        if ((placed[k] & (1L << i)) != 0) {
+                            continue;
+                        }
+                        if (knobs.dataInOrder() && Long.numberOfTrailingZeros(~placed[k]) < i) {
+                            continue;
+                        }
+                        out[n++] = step(PUT_WRITE, k, i);
+                    }
+                }
+            }
+            case GET -> {
+                if (!rd[k] && fenceOk(k) && readOrdered(k)) {
+                    out[n++] = step(GET_READ, k, 0);
+                }
+                if (rd[k] && !lw[k]) {
+                    out[n++] = step(GET_LOCAL_WRITE, k, 0);
+                }
+            }
+            default -> {
+                if (!rd[k] && fenceOk(k) && readOrdered(k) && noAtomicWindowAt(w.node())) {
+                    out[n++] = step(ATOMIC_READ, k, 0);
+                }
+                if (inAtomicWindow(k)) {
+                    out[n++] = step(ATOMIC_WRITE, k, 0);
+                }
+                if (atomicDone(k) && !lw[k]) {
+                    out[n++] = step(ATOMIC_LOCAL_WRITE, k, 0);
+                }
+            }
         }
-        return 2 * pc.length + words + 8;
+        return n;
     }
 
-    /** @return an upper bound on the length of any execution: every step makes progress, so executions end */
+    /** @return an upper bound on the number of steps enabled at once, for sizing {@link #enabled(int[])}'s array */
+    public int maxSteps() {
+        int n = 2 * threads + 8;
+        for (int k = 0; k < wrCount; k++) {
+            n += wr(k).dst().length + 2;
+        }
+        return n;
+    }
+
+    /** @return an upper bound on the length of an execution of the scripted program (every step makes progress) */
     public int maxDepth() {
         int d = 16;
-        for (java.util.List<Op> ops : program.threadOps()) {
+        for (List<Op> ops : program.threadOps()) {
             d += 2 * ops.size();
         }
         for (Wr w : program.wrs()) {
@@ -456,13 +786,30 @@ public final class DetMachine {
                 mem[wr(i).res()] = data[i][0];
                 lw[i] = true;
             }
-            case COMPLETE -> cpl[i] = true;
+            case FAIL -> {
+                // R17: no memory effect; the queue pair goes to ERROR and later requests flush.
+                status[i] = doom(i);
+                rd[i] = aw[i] = lw[i] = true;
+                int n = wr(i).dst().length;
+                placed[i] = n == 64 ? -1L : (1L << n) - 1;
+                failedQps.set(wr(i).qp());
+            }
+            case COMPLETE -> {
+                cpl[i] = true;
+                if (status[i] == null) {
+                    status[i] = WcStatus.SUCCESS;
+                }
+                if (listener != null) {
+                    listener.completed(this, i, status[i]);
+                }
+            }
             default -> throw new IllegalArgumentException("not a step: " + step);
         }
     }
 
     private void threadStep(int t) {
         Op o = op(t);
+        long r = 0;
         if (o instanceof DetProgram.Store s) {
             if (knobs.scMode()) {
                 mem[s.word()] = s.value();
@@ -470,27 +817,47 @@ public final class DetMachine {
                 sbAppend(t, s.word(), s.value());
             }
         } else if (o instanceof DetProgram.Load l) {
-            reg[l.register()] = cpuLoad(t, l.word());
+            r = cpuLoad(t, l.word());
+            if (l.register() >= 0) {
+                reg[l.register()] = r;
+            }
         } else if (o instanceof DetProgram.LockedAdd a) {
-            long old = mem[a.word()];
-            mem[a.word()] = old + a.addend();
+            r = mem[a.word()];
+            mem[a.word()] = r + a.addend();
             if (a.register() >= 0) {
-                reg[a.register()] = old;
+                reg[a.register()] = r;
+            }
+        } else if (o instanceof DetProgram.LockedCas c) {
+            r = mem[c.word()];
+            if (r == c.expected()) {
+                mem[c.word()] = c.desired();
             }
         } else if (o instanceof DetProgram.Post p) {
             issue(t, p.wr());
+        } else if (o instanceof DetProgram.PostAll p) {
+            for (int k : p.wrs()) {
+                issue(t, k);
+            }
         } else if (o instanceof DetProgram.Poll p) {
             ret[oldestUnretired(t, p.node())] = true;
         } else if (o instanceof DetProgram.Wait w) {
-            for (int k = 0; k < st.length; k++) {
+            for (int k = 0; k < wrCount; k++) {
                 if (wr(k).thread() == t && wr(k).tag() == w.tag() && st[k] != IDLE) {
                     ret[k] = true;
                 }
             }
+        } else if (o instanceof DetProgram.External e) {
+            r = e.apply(this);
         } else if (!(o instanceof DetProgram.MFence)) {
             throw new IllegalStateException("unknown operation " + o);
         }
-        pc[t]++;
+        if (scripted(t)) {
+            pc[t]++;
+        } else {
+            pending[t] = null;
+            result[t] = r;
+            pc[t]++;
+        }
     }
 
     /** Issue(k): the doorbell enters the store buffer (R2); an inline put copies its source now (R3). */
@@ -512,15 +879,23 @@ public final class DetMachine {
         }
     }
 
-    /** The whole effect of a work request as one step (SC_MODE). */
+    /** The whole effect of a work request as one step (SC_MODE); failures still fail. */
     private void scExecute(int k) {
         Wr w = wr(k);
+        st[k] = NIC;
+        WcStatus failure = doom(k);
+        if (failure != null) {
+            apply(step(FAIL, k, 0));
+            apply(step(COMPLETE, k, 0));
+            return;
+        }
         switch (w.kind()) {
             case PUT, GET -> {
                 long[] d = new long[w.src().length];
                 for (int x = 0; x < d.length; x++) {
                     d[x] = mem[w.src()[x]];
                 }
+                data[k] = d;
                 for (int x = 0; x < d.length; x++) {
                     mem[w.dst()[x]] = d[x];
                 }
@@ -530,12 +905,13 @@ public final class DetMachine {
                 if (atomicWrites(w, old)) {
                     mem[w.dst()[0]] = atomicNew(w, old);
                 }
+                data[k] = new long[] {old};
                 mem[w.res()] = old;
             }
         }
-        st[k] = NIC;
-        rd[k] = aw[k] = lw[k] = cpl[k] = true;
+        rd[k] = aw[k] = lw[k] = true;
         placed[k] = w.dst().length == 64 ? -1L : (1L << w.dst().length) - 1;
+        apply(step(COMPLETE, k, 0));
     }
 
     private void drain(int t) {
@@ -559,12 +935,12 @@ public final class DetMachine {
      * @return true when quiescent
      */
     public boolean quiescent() {
-        for (int t = 0; t < pc.length; t++) {
+        for (int t = 0; t < threads; t++) {
             if (running(t) || sbLength[t] > 0) {
                 return false;
             }
         }
-        for (int k = 0; k < st.length; k++) {
+        for (int k = 0; k < wrCount; k++) {
             if (st[k] == IDLE) {
                 continue;
             }
@@ -576,10 +952,10 @@ public final class DetMachine {
         return true;
     }
 
-    /** @return the observable outcome: every word's value, then every register's */
+    /** @return the observable outcome of a scripted program: every word's value, then every register's */
     public long[] outcome() {
-        long[] o = Arrays.copyOf(mem, mem.length + reg.length);
-        System.arraycopy(reg, 0, o, mem.length, reg.length);
+        long[] o = Arrays.copyOf(mem, words + reg.length);
+        System.arraycopy(reg, 0, o, words, reg.length);
         return o;
     }
 
@@ -590,30 +966,29 @@ public final class DetMachine {
      */
     public long fingerprint() {
         long h = 0x9E3779B97F4A7C15L;
-        h = mix(h, mem);
-        h = mix(h, reg);
-        for (int t = 0; t < pc.length; t++) {
+        for (int w = 0; w < words; w++) {
+            h = mix(h, mem[w]);
+        }
+        for (long r : reg) {
+            h = mix(h, r);
+        }
+        for (int t = 0; t < threads; t++) {
             h = mix(h, pc[t]);
             h = mix(h, sbLength[t]);
             for (int i = 0; i < 2 * sbLength[t]; i++) {
                 h = mix(h, sb[t][i]);
             }
         }
-        for (int k = 0; k < st.length; k++) {
+        for (int k = 0; k < wrCount; k++) {
             int flags = st[k] | (rd[k] ? 4 : 0) | (aw[k] ? 8 : 0) | (lw[k] ? 16 : 0) | (cpl[k] ? 32 : 0)
-                | (ret[k] ? 64 : 0);
+                | (ret[k] ? 64 : 0) | (status[k] == null ? 0 : (status[k].ordinal() + 1) << 8);
             h = mix(h, flags);
             h = mix(h, placed[k]);
             if (data[k] != null) {
-                h = mix(h, data[k]);
+                for (long v : data[k]) {
+                    h = mix(h, v);
+                }
             }
-        }
-        return h;
-    }
-
-    private static long mix(long h, long[] values) {
-        for (long v : values) {
-            h = mix(h, v);
         }
         return h;
     }
@@ -627,7 +1002,7 @@ public final class DetMachine {
     }
 
     /**
-     * Describes a step for traces, e.g. {@code T0:Store(x=1)} or {@code put#2.write[0]}.
+     * Describes a step for traces, e.g. {@code T0:Store[word=1, value=1]} or {@code wr2.remoteWrite[0]}.
      *
      * @param step the step
      * @return a readable description
@@ -645,7 +1020,47 @@ public final class DetMachine {
             case ATOMIC_WRITE -> "wr" + i + ".atomicWrite";
             case ATOMIC_LOCAL_WRITE -> "wr" + i + ".atomicLocalWrite";
             case COMPLETE -> "wr" + i + ".complete";
+            case FAIL -> "wr" + i + ".fail";
             default -> "?" + step;
         };
+    }
+
+    /**
+     * @param step a step
+     * @return the node whose NIC performs it, or -1 for a CPU step (used to delay a NIC)
+     */
+    public int nicNode(int step) {
+        int kind = kindOf(step);
+        if (kind == THREAD || kind == DRAIN) {
+            return -1;
+        }
+        return wr(indexOf(step)).node();
+    }
+
+    /**
+     * @param step a step
+     * @return the thread of a CPU step, else -1
+     */
+    public int threadOf(int step) {
+        int kind = kindOf(step);
+        return kind == THREAD || kind == DRAIN ? indexOf(step) : -1;
+    }
+
+    /**
+     * @param step a step
+     * @return whether it is a CPU step of a thread's own operation (not a drain, not a NIC action)
+     */
+    public static boolean isThreadStep(int step) {
+        return kindOf(step) == THREAD;
+    }
+
+    /** @return the number of threads */
+    public int threadCount() {
+        return threads;
+    }
+
+    /** @return the number of work requests */
+    public int wrCount() {
+        return wrCount;
     }
 }

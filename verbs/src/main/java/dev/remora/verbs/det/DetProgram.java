@@ -59,6 +59,49 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
     }
 
     /**
+     * A locked CPU compare-and-set; needs an empty store buffer. Not atomic against remote atomics under HCA (R14).
+     * The old value is the step's result.
+     *
+     * @param word the word
+     * @param expected the expected value
+     * @param desired the new value
+     */
+    public record LockedCas(int word, long expected, long desired) implements Op {
+    }
+
+    /**
+     * Posts several work requests with one doorbell; each enters the store buffer in order (R2).
+     *
+     * @param wrs indices into the machine's work requests
+     */
+    public record PostAll(int[] wrs) implements Op {
+        /** Copies. */
+        public PostAll {
+            wrs = wrs.clone();
+        }
+    }
+
+    /**
+     * An operation defined outside the machine (for example polling a completion queue of the deterministic fabric):
+     * one step of its thread, enabled when {@link #enabled} says so.
+     */
+    public non-sealed interface External extends Op {
+        /**
+         * @param machine the current state
+         * @return whether the step may happen now
+         */
+        boolean enabled(DetMachine machine);
+
+        /**
+         * Performs the step.
+         *
+         * @param machine the current state
+         * @return the step's result, handed to the thread
+         */
+        long apply(DetMachine machine);
+    }
+
+    /**
      * Posts work request {@code wr}: its doorbell enters the store buffer (R2).
      *
      * @param wr the index into {@link #wrs()}
@@ -108,9 +151,31 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
      * @param fence IBV_SEND_FENCE
      * @param inline IBV_SEND_INLINE
      * @param tag the wait tag, or -1
+     * @param qp the queue pair; requests of one queue pair are ordered by R6–R13
      */
     public record Wr(Kind kind, int thread, int node, int[] dst, int[] src, long cmp, long val, int res, boolean fence,
-                     boolean inline, int tag) {
+                     boolean inline, int tag, int qp) {
+
+        /**
+         * A request on the queue pair (thread, node), as litmus tests define queue pairs.
+         *
+         * @param kind the kind
+         * @param thread the issuing thread
+         * @param node the target node
+         * @param dst destination words
+         * @param src source words
+         * @param cmp compare value
+         * @param val swap value or addend
+         * @param res result word or -1
+         * @param fence IBV_SEND_FENCE
+         * @param inline IBV_SEND_INLINE
+         * @param tag wait tag or -1
+         */
+        public Wr(Kind kind, int thread, int node, int[] dst, int[] src, long cmp, long val, int res, boolean fence,
+                  boolean inline, int tag) {
+            this(kind, thread, node, dst, src, cmp, val, res, fence, inline, tag, thread << 16 | node);
+        }
+
         /** Validates. */
         public Wr {
             Objects.requireNonNull(kind, "kind");
