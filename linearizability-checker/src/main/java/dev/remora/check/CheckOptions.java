@@ -8,7 +8,9 @@ package dev.remora.check;
  * @param memoryLimitBytes limit on the memoisation caches of all partitions together; 0 means
  *                         half of the heap that is free when the check starts
  * @param parallelism      partitions checked at once
- * @param explain          whether to compute the smallest failing window of a failure
+ * @param explain          whether to explain a failure (blocking operation, longest partial
+ *                         linearization, smallest failing window); without it a failure
+ *                         carries only the failing partition, as a verdict-only check
  */
 public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallelism, boolean explain) {
     /** Defaults: no time limit, half the free heap, one thread per core, with explanations. */

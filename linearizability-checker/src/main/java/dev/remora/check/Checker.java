@@ -156,8 +156,16 @@ public final class Checker {
             stopped |= outcome[i] == WglSearch.STOPPED;
         }
         if (failed >= 0) {
-            Failure f = explain(model, prepared.get(failed), parts.get(failed), impossible.get(failed), budget,
-                    options.explain());
+            Failure f;
+            if (options.explain()) {
+                f = explain(model, prepared.get(failed), parts.get(failed), impossible.get(failed), budget, true);
+            } else {
+                List<Operation> part = parts.get(failed);
+                Object key = part.isEmpty() ? null : part.get(0).key();
+                f = new Failure(key, part, null, List.of(), List.of(model.describeState(model.init())), List.of(), 0,
+                        "not linearizable" + (key == null ? "" : " on key " + Values.show(key))
+                                + " (explanation not requested)");
+            }
             return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, total, System.nanoTime() - start);
         }
         if (stopped) {

@@ -1,0 +1,173 @@
+package dev.remora.bench.check;
+
+import dev.remora.check.CheckOptions;
+import dev.remora.check.CheckResult;
+import dev.remora.check.Checker;
+import dev.remora.check.History;
+import dev.remora.check.HistoryFormat;
+import dev.remora.check.MalformedHistoryException;
+import dev.remora.check.Model;
+import dev.remora.check.io.HistoryReader;
+import dev.remora.check.model.Models;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * Speed and memory driver for the linearizability checker (not a timed test).
+ *
+ * <p>Times, after warm-up, checking the 19 Jepsen etcd logs and the key-value logs of
+ * {@code ../shared/histories} (skipped with a message when absent; parsing is excluded and
+ * reported apart), a generated 1,712-operation 10-key key-value history (the size of
+ * Porcupine's {@code c10} history), a generated 10^6-operation key-value history over 1,000 keys
+ * and a generated 10^4-operation cas-register history with 5 % indeterminate operations; prints
+ * time and peak heap. Usage: {@code CheckerBench [SHARED_HISTORIES_DIR]}; run with
+ * {@code -Xmx2g} to show the large histories fit in 2 GiB.
+ */
+public final class CheckerBench {
+    private static final CheckOptions VERDICT_ONLY = CheckOptions.DEFAULTS.withExplain(false);
+
+    private CheckerBench() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args optionally the {@code shared/histories} directory
+     * @throws Exception on unexpected errors
+     */
+    public static void main(String[] args) throws Exception {
+        Path shared = args.length > 0 ? Paths.get(args[0]) : findShared();
+        System.out.printf(Locale.ROOT, "JVM %s, %d cores, max heap %d MiB%n", System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+        if (shared == null || !Files.isDirectory(shared.resolve("jepsen-etcd"))) {
+            System.out.println("shared/histories not found (pass its path as the first argument):"
+                    + " skipping the Jepsen etcd and kv-log timings");
+        } else {
+            corpus(shared);
+        }
+        generated();
+    }
+
+    private static Path findShared() {
+        for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
+            Path p = d.resolve("shared").resolve("histories");
+            if (Files.isDirectory(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static void corpus(Path shared) throws IOException, MalformedHistoryException {
+        List<Path> etcd;
+        try (Stream<Path> s = Files.list(shared.resolve("jepsen-etcd"))) {
+            etcd = s.filter(p -> p.toString().endsWith(".log")).sorted().toList();
+        }
+        Model<?> cas = Models.create("cas-register", null, false);
+        long t0 = System.nanoTime();
+        List<History> etcdHistories = new ArrayList<>();
+        for (Path p : etcd) {
+            History h = HistoryReader.read(p, HistoryFormat.JEPSEN_LOG);
+            Checker.validate(h, cas);
+            etcdHistories.add(h);
+        }
+        double parseMs = (System.nanoTime() - t0) / 1e6;
+        int lin = 0;
+        for (History h : etcdHistories) {
+            lin += Checker.check(h, cas).verdict() == dev.remora.check.Verdict.LINEARIZABLE ? 1 : 0;
+        }
+        double[] ms = time(etcdHistories, cas, VERDICT_ONLY, 300, 100);
+        double[] msx = time(etcdHistories, cas, CheckOptions.DEFAULTS, 100, 50);
+        long p0 = System.nanoTime();
+        for (Path p : etcd) {
+            HistoryReader.read(p, HistoryFormat.JEPSEN_LOG);
+        }
+        double parseWarmMs = (System.nanoTime() - p0) / 1e6;
+        System.out.printf(Locale.ROOT, "jepsen-etcd: %d files (%d linearizable); parse %.1f ms cold, %.1f ms warm;"
+                + " check all files, verdict only: median %.2f ms, min %.2f ms per pass (Porcupine: ~4 ms);"
+                + " with explanations of the failures: median %.2f ms, min %.2f ms%n",
+                etcd.size(), lin, parseMs, parseWarmMs, ms[0], ms[1], msx[0], msx[1]);
+        Model<?> kv = Models.create("kv", null, false);
+        for (String name : List.of("c01-ok.txt", "c01-bad.txt")) {
+            Path p = shared.resolve("kv").resolve(name);
+            if (!Files.exists(p)) {
+                System.out.println("kv/" + name + " absent: skipped");
+                continue;
+            }
+            History h = HistoryReader.read(p, HistoryFormat.KV_LOG);
+            Checker.validate(h, kv);
+            double[] k = time(List.of(h), kv, VERDICT_ONLY, 300, 100);
+            System.out.printf(Locale.ROOT, "kv/%s: %d operations, %s, median %.3f ms, min %.3f ms%n", name, h.size(),
+                    Checker.check(h, kv).verdict().cliName(), k[0], k[1]);
+        }
+    }
+
+    /** @return {median, min} milliseconds per pass over all histories */
+    private static double[] time(List<History> hs, Model<?> m, CheckOptions o, int warmups, int runs) {
+        for (int i = 0; i < warmups; i++) {
+            for (History h : hs) {
+                Checker.check(h, m, o);
+            }
+        }
+        double[] t = new double[runs];
+        for (int i = 0; i < runs; i++) {
+            long s = System.nanoTime();
+            for (History h : hs) {
+                Checker.check(h, m, o);
+            }
+            t[i] = (System.nanoTime() - s) / 1e6;
+        }
+        Arrays.sort(t);
+        return new double[] {t[runs / 2], t[0]};
+    }
+
+    private static void generated() throws MalformedHistoryException {
+        Model<?> kv = Models.create("kv", null, false);
+        History kv1712 = History.fromEvents("kv-1712", HistoryFormat.JSONL, HistoryGenerator.kv(1712, 10, 10, 42));
+        double[] k = time(List.of(kv1712), kv, VERDICT_ONLY, 200, 50);
+        System.out.printf(Locale.ROOT, "generated kv, 1,712 ops, 10 keys, 10 clients: %s, median %.3f ms, min %.3f ms"
+                + " (Porcupine's c10 history of this size: ~220 ms)%n",
+                Checker.check(kv1712, kv).verdict().cliName(), k[0], k[1]);
+
+        // Warm the large-history path on a smaller one.
+        large("warm-up kv 10^5 ops, 100 keys", HistoryGenerator.kv(100_000, 100, 10, 1), kv, false);
+        large("kv 10^6 ops, 1,000 keys, 10 clients", HistoryGenerator.kv(1_000_000, 1000, 10, 7), kv, true);
+        Model<?> cas = Models.create("cas-register", null, false);
+        large("warm-up cas-register 10^3 ops", HistoryGenerator.casRegister(1000, 10, 5, 2), cas, false);
+        large("cas-register 10^4 ops, 10 clients, 5% indeterminate", HistoryGenerator.casRegister(10_000, 10, 5, 3),
+                cas, true);
+    }
+
+    private static void large(String name, List<dev.remora.check.Event> events, Model<?> m, boolean print)
+            throws MalformedHistoryException {
+        History h = History.fromEvents(name, HistoryFormat.JSONL, events);
+        long indeterminate = h.operations().stream().filter(dev.remora.check.Operation::isIndeterminate).count();
+        events = null;
+        System.gc();
+        List<MemoryPoolMXBean> pools = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP).toList();
+        long base = pools.stream().mapToLong(p -> p.getUsage().getUsed()).sum();
+        pools.forEach(MemoryPoolMXBean::resetPeakUsage);
+        long s = System.nanoTime();
+        CheckResult r = Checker.check(h, m, CheckOptions.DEFAULTS.withTimeLimitSeconds(60));
+        double ms = (System.nanoTime() - s) / 1e6;
+        long peak = pools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        if (print) {
+            System.out.printf(Locale.ROOT, "%s (%d ops, %d indeterminate): %s%s in %.0f ms, %d partitions, %d states;"
+                    + " heap before %d MiB (history held), peak %d MiB%n", name, h.size(), indeterminate,
+                    r.verdict().cliName(), r.cause() == null ? "" : " (" + r.cause() + ")", ms, r.partitions(),
+                    r.statesExplored(), base >> 20, peak >> 20);
+        }
+    }
+}
