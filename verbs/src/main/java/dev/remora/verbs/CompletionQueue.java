@@ -51,6 +51,16 @@ public interface CompletionQueue extends AutoCloseable {
      */
     void wakeWaiters();
 
+    /**
+     * The clock of this queue's fabric, for timeouts of waits on it: {@link System#nanoTime()} on real fabrics, virtual
+     * time on the deterministic fabric (so that a waiting thread's decisions do not depend on real time).
+     *
+     * @return nanoseconds from an arbitrary origin
+     */
+    default long nanoTime() {
+        return System.nanoTime();
+    }
+
     /** Destroys the queue. Idempotent. */
     @Override
     void close();

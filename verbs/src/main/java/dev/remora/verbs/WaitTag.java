@@ -173,12 +173,13 @@ public final class WaitTag {
     public WaitStatus await(long timeoutNs) {
         long target = posted;
         if ((long) COMPLETED.getVolatile(this) < target) {
-            long start = System.nanoTime();
+            CompletionQueue cq = dispatcher.completionQueue();
+            long start = cq.nanoTime();
             while ((long) COMPLETED.getVolatile(this) < target) {
                 if (dispatcher.pump(buffer, this, 0) > 0) {
                     continue;
                 }
-                long waited = System.nanoTime() - start;
+                long waited = cq.nanoTime() - start;
                 if (waited >= timeoutNs) {
                     return WaitStatus.TIMED_OUT;
                 }

@@ -222,6 +222,33 @@ public final class WorkRequest {
         return this;
     }
 
+    /**
+     * Checks that this request can be posted on a send queue, as every provider does before posting anything.
+     *
+     * @param index the request's position in its list, for messages
+     * @param maxInlineBytes the provider's {@code max_inline_data}
+     * @throws IllegalArgumentException for no opcode, a RECV, or a bad INLINE request
+     */
+    public void checkSendable(int index, int maxInlineBytes) {
+        if (opcode == null) {
+            throw new IllegalArgumentException("work request " + index + " has no opcode: set it with read(), "
+                + "write(), cas(), faa() or send()");
+        }
+        if (opcode == Opcode.RECV) {
+            throw new IllegalArgumentException("work request " + index + " is a RECV: post it with postRecv()");
+        }
+        if (has(INLINE)) {
+            if (opcode != Opcode.WRITE && opcode != Opcode.SEND) {
+                throw new IllegalArgumentException("work request " + index + ": INLINE applies to WRITE and SEND, not "
+                    + opcode);
+            }
+            if (length > maxInlineBytes) {
+                throw new IllegalArgumentException("work request " + index + ": INLINE payload of " + length
+                    + " bytes exceeds maxInlineBytes " + maxInlineBytes);
+            }
+        }
+    }
+
     /** @return the opcode, or null if none was set */
     public Opcode opcode() {
         return opcode;

@@ -85,7 +85,10 @@ public final class DetMachine {
     private WcStatus[] status;
     private WcStatus[] preset;
 
+    /** Queue pairs in ERROR (a request failed, or a fault). */
     private BitSet failedQps = new BitSet();
+    /** Queue pairs forced to ERROR by a fault: every request not yet started flushes. */
+    private BitSet faultedQps = new BitSet();
     private BitSet downNodes = new BitSet();
     private BitSet cutLinks = new BitSet();
 
@@ -154,6 +157,7 @@ public final class DetMachine {
         status = o.status.clone();
         preset = o.preset.clone();
         failedQps = (BitSet) o.failedQps.clone();
+        faultedQps = (BitSet) o.faultedQps.clone();
         downNodes = (BitSet) o.downNodes.clone();
         cutLinks = (BitSet) o.cutLinks.clone();
     }
@@ -267,6 +271,26 @@ public final class DetMachine {
         return pending[t] != null;
     }
 
+    /**
+     * @param t an external thread
+     * @return its pending operation, or null
+     */
+    public Op pendingOp(int t) {
+        return pending[t];
+    }
+
+    /**
+     * Ends an external thread's pending operation without performing it, with the given result (a wait timing out).
+     *
+     * @param t the thread
+     * @param value the result
+     */
+    public void completeExternally(int t, long value) {
+        pending[t] = null;
+        result[t] = value;
+        pc[t]++;
+    }
+
     /** Drops an external thread's pending operation (its Java thread died). */
     void clearPending(int t) {
         pending[t] = null;
@@ -324,6 +348,11 @@ public final class DetMachine {
      */
     public void crashNode(int node, boolean loseMemory, int[][] nodeWords) {
         downNodes.set(node);
+        for (int t = 0; t < threads; t++) {
+            if (nodeOfThread(t) == node) {
+                sbLength[t] = 0; // the CPU's store buffer dies with it
+            }
+        }
         if (loseMemory) {
             for (int[] range : nodeWords) {
                 Arrays.fill(mem, range[0], range[0] + range[1], 0L);
@@ -357,6 +386,7 @@ public final class DetMachine {
      */
     public void failQueuePair(int qp) {
         failedQps.set(qp);
+        faultedQps.set(qp);
     }
 
     /** @param qp a queue pair @return whether it is in ERROR */
@@ -561,7 +591,7 @@ public final class DetMachine {
                 return WcStatus.WR_FLUSH_ERR;
             }
         }
-        if (failedQps.get(w.qp())) {
+        if (faultedQps.get(w.qp())) {
             return WcStatus.WR_FLUSH_ERR;
         }
         if (preset[k] != null) {
@@ -574,7 +604,29 @@ public final class DetMachine {
     }
 
     private int threadNode(Wr w) {
-        return w.thread() < program.threads() ? program.threadNodes()[w.thread()] : nodeOfExternal(w.thread());
+        return nodeOfThread(w.thread());
+    }
+
+    private int nodeOfThread(int t) {
+        return t < program.threads() ? program.threadNodes()[t] : nodeOfExternal(t);
+    }
+
+    /**
+     * Whether a doomed request may take its FAIL step now: a flush may happen at once, but a request that fails on
+     * its own (bad key, dead peer) fails when its first sub-action would happen, so it respects the same ordering.
+     */
+    private boolean failOrdered(int k, WcStatus failure) {
+        if (failure == WcStatus.WR_FLUSH_ERR) {
+            return true;
+        }
+        Wr w = wr(k);
+        if (!fenceOk(k)) {
+            return false;
+        }
+        return switch (w.kind()) {
+            case PUT -> w.inline() ? putWriteOrdered(k) : putReadOrdered(k);
+            default -> readOrdered(k);
+        };
     }
 
     private int[] externalNodes = new int[0];
@@ -654,9 +706,14 @@ public final class DetMachine {
             if (st[k] != NIC) {
                 continue;
             }
-            if (!started(k) && doom(k) != null) {
-                out[n++] = step(FAIL, k, 0);
-                continue;
+            if (!started(k)) {
+                WcStatus failure = doom(k);
+                if (failure != null) {
+                    if (failOrdered(k, failure)) {
+                        out[n++] = step(FAIL, k, 0);
+                    }
+                    continue;
+                }
             }
             if (status[k] == null || status[k] == WcStatus.SUCCESS) {
                 n = nicSteps(k, out, n); // a put completed on ack may still have words to place

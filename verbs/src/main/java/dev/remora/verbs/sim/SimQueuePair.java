@@ -190,24 +190,7 @@ final class SimQueuePair implements QueuePair {
         if (wr == null) {
             throw new NullPointerException("work request " + index + " is null");
         }
-        Opcode op = wr.opcode();
-        if (op == null) {
-            throw new IllegalArgumentException("work request " + index + " has no opcode: set it with read(), "
-                + "write(), cas(), faa() or send()");
-        }
-        if (op == Opcode.RECV) {
-            throw new IllegalArgumentException("work request " + index + " is a RECV: post it with postRecv()");
-        }
-        if (wr.has(WorkRequest.INLINE)) {
-            if (op != Opcode.WRITE && op != Opcode.SEND) {
-                throw new IllegalArgumentException("work request " + index + ": INLINE applies to WRITE and SEND, not "
-                    + op);
-            }
-            if (wr.length() > maxInlineBytes) {
-                throw new IllegalArgumentException("work request " + index + ": INLINE payload of " + wr.length()
-                    + " bytes exceeds maxInlineBytes " + maxInlineBytes);
-            }
-        }
+        wr.checkSendable(index, maxInlineBytes);
         if (sendCq == null) {
             throw new IllegalStateException("queue pair " + qpn + " is passive and has no send queue");
         }

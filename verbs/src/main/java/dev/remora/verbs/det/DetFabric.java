@@ -1,0 +1,521 @@
+package dev.remora.verbs.det;
+
+import dev.remora.verbs.Fabric;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.Opcode;
+import dev.remora.verbs.VerbsStatistics;
+import dev.remora.verbs.WcStatus;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.Semaphore;
+
+/**
+ * The software fabric's deterministic mode: application code runs unchanged on it, and every CPU access to
+ * registered memory and every NIC sub-action is one step of a {@link DetMachine}, chosen by a seeded scheduler among
+ * the steps the memory-model knobs allow. The same seed and program give the same execution.
+ *
+ * <h2>Use</h2>
+ * <pre>{@code
+ * DetFabric f = DetFabric.open(new DetContext().seed(7));
+ * Node home = f.addNode("home");  Node c = f.addNode("c");
+ * RemoteAddress word = ...;                       // set up memory before the run
+ * f.spawn(c, "client", () -> { ... Endpoint.open(c) ... });
+ * DetFabric.Result r = f.run();                   // runs every spawned thread to the end, one step at a time
+ * }</pre>
+ * Spawned threads are real Java threads, but exactly one of them (or the scheduler) runs at a time, handing over at
+ * each step; code between steps must not depend on real time or on other threads outside the fabric. Waits use the
+ * fabric's virtual clock ({@link dev.remora.verbs.CompletionQueue#nanoTime()}).
+ *
+ * <h2>Model</h2>
+ * Memory is 8-byte words. A thread's stores go through its TSO store buffer; posting a request puts its doorbell in
+ * the store buffer (R2); each request then proceeds by the NIC sub-actions of MEMORY-MODEL.md §1 under R6–R19 as set
+ * by {@link DetKnobs}. A request with a bad key, range, permission or alignment fails at its first NIC step with the
+ * status hardware reports and changes nothing; the queue pair then flushes (R17). Faults ({@link FaultPlan}) crash
+ * nodes, cut links, fail queue pairs and delay NICs at chosen steps.
+ *
+ * <h2>Limits</h2>
+ * READ and WRITE move whole, 8-byte-aligned words, at most 64 per request; SEND/RECV is not modelled (posting one
+ * throws {@link UnsupportedOperationException}); sub-word CPU stores ({@code putInt}, {@code putBytes}) are a load
+ * and a store of the containing word.
+ */
+public final class DetFabric implements Fabric {
+    private final DetContext context;
+    final DetMachine machine;
+    private final List<DetNode> nodes = new ArrayList<>();
+    private final List<DetQueuePair> queuePairs = new ArrayList<>();
+    private final List<Actor> actors = new ArrayList<>();
+    /** Per request: what the completion reports. */
+    private final List<WrMeta> wrMeta = new ArrayList<>();
+    private final Semaphore schedulerTurn = new Semaphore(0);
+    private volatile boolean running;
+    private boolean closed;
+    private long steps;
+    private long virtualNanos;
+    private long traceHash = 17;
+    private int nextKey = 1;
+    final int scratchWord;
+
+    /** What a request's completion reports. */
+    record WrMeta(long wrId, boolean signaled, Opcode opcode, int byteLength, DetQueuePair qp) {
+    }
+
+    private DetFabric(DetContext context) {
+        this.context = context.conclude();
+        this.machine = new DetMachine(new DetProgram.Builder().build(), context.knobs());
+        this.machine.completionListener(this::completed);
+        this.scratchWord = machine.addWords(1);
+    }
+
+    /**
+     * Opens a deterministic fabric.
+     *
+     * @param context settings (knobs, seed, faults)
+     * @return the fabric
+     */
+    public static DetFabric open(DetContext context) {
+        return new DetFabric(Objects.requireNonNull(context, "context"));
+    }
+
+    /** @return the settings */
+    public DetContext context() {
+        return context;
+    }
+
+    @Override
+    public String providerName() {
+        return DetFabricProvider.NAME;
+    }
+
+    @Override
+    public synchronized Node addNode(String name) {
+        Objects.requireNonNull(name, "name");
+        ensureOpen();
+        for (DetNode n : nodes) {
+            if (n.name().equals(name)) {
+                throw new IllegalArgumentException("a node named '" + name + "' already exists");
+            }
+        }
+        DetNode n = new DetNode(this, nodes.size(), name);
+        nodes.add(n);
+        return n;
+    }
+
+    @Override
+    public Node node(int id) {
+        if (id < 0 || id >= nodes.size()) {
+            throw new IllegalArgumentException("no node with id " + id + " (fabric has " + nodes.size() + ")");
+        }
+        return nodes.get(id);
+    }
+
+    @Override
+    public List<Node> nodes() {
+        return Collections.unmodifiableList(new ArrayList<>(nodes));
+    }
+
+    @Override
+    public VerbsStatistics statistics() {
+        VerbsStatistics s = VerbsStatistics.ZERO;
+        for (DetQueuePair qp : queuePairs) {
+            s = s.plus(qp.statistics());
+        }
+        return s;
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("fabric is closed");
+        }
+    }
+
+    int nextKey(int nodeId) {
+        return (nextKey++ << 12) | nodeId;
+    }
+
+    void register(DetQueuePair qp) {
+        queuePairs.add(qp);
+    }
+
+    /** @return virtual nanoseconds since the fabric opened */
+    long nanoTime() {
+        return virtualNanos;
+    }
+
+    int addWr(DetProgram.Wr wr, WcStatus failure, WrMeta meta) {
+        int k = machine.addWr(wr, failure);
+        wrMeta.add(meta);
+        return k;
+    }
+
+    private void completed(DetMachine m, int k, WcStatus status) {
+        WrMeta meta = wrMeta.get(k);
+        meta.qp().completed(meta, status);
+    }
+
+    // ------------------------------------------------------------------ actors and the scheduler
+
+    /** A spawned thread. */
+    final class Actor {
+        final DetNode node;
+        final String name;
+        final Runnable body;
+        final int thread;
+        final Semaphore resume = new Semaphore(0);
+        Thread javaThread;
+        boolean finished;
+        Throwable failure;
+        boolean crashed;
+        boolean aborted;
+
+        Actor(DetNode node, String name, Runnable body) {
+            this.node = node;
+            this.name = name;
+            this.body = body;
+            this.thread = machine.addExternalThread();
+            machine.externalThreadNode(thread, node.id());
+        }
+    }
+
+    private final ThreadLocal<Actor> currentActor = new ThreadLocal<>();
+
+    /**
+     * Adds a thread that runs {@code body} on {@code node} during {@link #run()}.
+     *
+     * @param node the node whose CPU runs it
+     * @param name a name for reports
+     * @param body the code
+     */
+    public synchronized void spawn(Node node, String name, Runnable body) {
+        ensureOpen();
+        if (running) {
+            throw new IllegalStateException("spawn before run()");
+        }
+        actors.add(new Actor(own(node), name, Objects.requireNonNull(body, "body")));
+    }
+
+    DetNode own(Node node) {
+        if (!(node instanceof DetNode n) || n.fabric() != this) {
+            throw new IllegalArgumentException("node " + node + " belongs to another fabric");
+        }
+        return n;
+    }
+
+    /** @return the actor running on this Java thread, or null (set-up code outside a run) */
+    Actor actor() {
+        return currentActor.get();
+    }
+
+    /**
+     * Performs one operation of the calling actor as a step: hands control to the scheduler, which performs it when
+     * it chooses, then returns its result. Outside a run (set-up code) the operation runs at once.
+     */
+    long step(DetProgram.Op op) {
+        Actor a = currentActor.get();
+        if (a == null) {
+            if (running) {
+                throw new IllegalStateException("only threads spawned on this fabric may access it during run()");
+            }
+            return immediate(op);
+        }
+        if (a.node.crashed) {
+            throw new NodeCrashedException(a.node.name());
+        }
+        machine.setPending(a.thread, op);
+        schedulerTurn.release();
+        a.resume.acquireUninterruptibly();
+        if (machine.hasPending(a.thread) && (a.node.crashed || a.aborted)) {
+            machine.clearPending(a.thread);
+            if (a.aborted) {
+                throw new java.util.concurrent.CancellationException("run stopped at step " + steps);
+            }
+            throw new NodeCrashedException(a.node.name());
+        }
+        return machine.result(a.thread);
+    }
+
+    /** Set-up access: memory operations act on memory directly. */
+    private long immediate(DetProgram.Op op) {
+        if (op instanceof DetProgram.Store s) {
+            machine.setMemory(s.word(), s.value());
+            return 0;
+        }
+        if (op instanceof DetProgram.Load l) {
+            return machine.memory(l.word());
+        }
+        if (op instanceof DetProgram.LockedAdd a) {
+            long old = machine.memory(a.word());
+            machine.setMemory(a.word(), old + a.addend());
+            return old;
+        }
+        if (op instanceof DetProgram.LockedCas c) {
+            long old = machine.memory(c.word());
+            if (old == c.expected()) {
+                machine.setMemory(c.word(), c.desired());
+            }
+            return old;
+        }
+        if (op instanceof DetProgram.MFence) {
+            return 0;
+        }
+        throw new IllegalStateException("posting and polling happen inside run(), in spawned threads");
+    }
+
+    /**
+     * The result of a run.
+     *
+     * @param seed the seed
+     * @param steps the steps taken
+     * @param traceHash a hash of the step sequence (same seed, same program: same hash)
+     * @param finished whether every thread finished within the step bound
+     * @param failures threads that threw (other than because their node crashed), by name
+     * @param crashed threads stopped by a crash of their node
+     */
+    public record Result(long seed, long steps, long traceHash, boolean finished, List<String> failures,
+                         List<String> crashed) {
+        /** @return a one-line summary with the replay hint */
+        public String describe() {
+            return "seed " + seed + ": " + steps + " steps, trace " + Long.toHexString(traceHash)
+                + (finished ? "" : ", NOT FINISHED (step bound or deadlock)")
+                + (failures.isEmpty() ? "" : ", failures " + failures)
+                + (crashed.isEmpty() ? "" : ", crashed " + crashed)
+                + "; replay with new DetContext().seed(" + seed + ") and the same fault plan";
+        }
+    }
+
+    /**
+     * Runs every spawned thread to the end under the seeded scheduler, then lets the NICs finish what is in flight.
+     * Call once.
+     *
+     * @return what happened
+     */
+    public Result run() {
+        synchronized (this) {
+            if (running) {
+                throw new IllegalStateException("run() was already called");
+            }
+            running = true;
+        }
+        SplittableRandom random = new SplittableRandom(context.seed());
+        List<FaultPlan.Fault> faults = new ArrayList<>(context.faults().faults());
+        long[] delayedUntil = new long[Math.max(1, nodes.size())];
+        for (Actor a : actors) {
+            startActor(a);
+        }
+        int[] buffer = new int[64];
+        boolean finished = true;
+        while (true) {
+            applyFaults(faults, delayedUntil);
+            reapCrashed();
+            if (buffer.length < machine.maxSteps()) {
+                buffer = new int[machine.maxSteps() * 2];
+            }
+            int n = machine.enabled(buffer);
+            n = withoutDelayed(buffer, n, delayedUntil);
+            if (n == 0) {
+                if (!timeOutAWaiter()) {
+                    finished = actors.stream().allMatch(a -> a.finished);
+                    break;
+                }
+                continue;
+            }
+            if (steps >= context.maxSteps()) {
+                finished = false;
+                break;
+            }
+            int s = buffer[random.nextInt(n)];
+            traceHash = DetMachine.mix(traceHash, s);
+            steps++;
+            virtualNanos += context.nanosPerStep();
+            int t = machine.threadOf(s);
+            boolean actorStep = DetMachine.isThreadStep(s);
+            machine.apply(s);
+            if (actorStep) {
+                resume(actorOf(t));
+            }
+        }
+        for (Actor a : actors) {
+            if (!a.finished) {
+                a.aborted = true; // end threads left waiting at the step bound or in a deadlock
+                resume(a);
+            }
+        }
+        List<String> failures = new ArrayList<>();
+        List<String> crashed = new ArrayList<>();
+        for (Actor a : actors) {
+            if (a.crashed) {
+                crashed.add(a.name);
+            } else if (a.failure != null) {
+                failures.add(a.name + ": " + a.failure);
+            }
+        }
+        return new Result(context.seed(), steps, traceHash, finished, failures, crashed);
+    }
+
+    /**
+     * The first failure of a thread in the last run, for rethrowing in a test.
+     *
+     * @return the throwable, or null
+     */
+    public Throwable firstFailure() {
+        for (Actor a : actors) {
+            if (a.failure != null && !a.crashed) {
+                return a.failure;
+            }
+        }
+        return null;
+    }
+
+    /** Threads of crashed nodes stop at their pending step. */
+    private void reapCrashed() {
+        for (Actor a : actors) {
+            if (!a.finished && a.node.crashed && machine.hasPending(a.thread)) {
+                resume(a);
+            }
+        }
+    }
+
+    private Actor actorOf(int thread) {
+        for (Actor a : actors) {
+            if (a.thread == thread) {
+                return a;
+            }
+        }
+        throw new IllegalStateException("no actor for thread " + thread);
+    }
+
+    private void startActor(Actor a) {
+        a.javaThread = new Thread(() -> {
+            currentActor.set(a);
+            a.resume.acquireUninterruptibly();
+            try {
+                a.body.run();
+            } catch (NodeCrashedException e) {
+                a.crashed = true;
+            } catch (Throwable e) {
+                a.failure = e;
+            } finally {
+                a.finished = true;
+                schedulerTurn.release();
+            }
+        }, "det-" + a.name);
+        a.javaThread.setDaemon(true);
+        a.javaThread.start();
+        resume(a);
+    }
+
+    /** Lets an actor run until its next step (or its end), then waits for it. */
+    private void resume(Actor a) {
+        if (a.finished) {
+            return;
+        }
+        a.resume.release();
+        schedulerTurn.acquireUninterruptibly();
+    }
+
+    private void applyFaults(List<FaultPlan.Fault> faults, long[] delayedUntil) {
+        for (int i = 0; i < faults.size(); i++) {
+            FaultPlan.Fault f = faults.get(i);
+            if (f.atStep() > steps) {
+                continue;
+            }
+            faults.remove(i--);
+            if (f instanceof FaultPlan.Crash c) {
+                crash(node(c.node()), c.loseMemory());
+            } else if (f instanceof FaultPlan.CutLink l) {
+                machine.cutLink(l.a(), l.b());
+            } else if (f instanceof FaultPlan.QueuePairError q) {
+                for (DetQueuePair qp : queuePairs) {
+                    if (qp.qpNumber() == q.qpNumber()) {
+                        machine.failQueuePair(qp.machineQp());
+                    }
+                }
+            } else if (f instanceof FaultPlan.DelayNic d && d.node() < delayedUntil.length) {
+                delayedUntil[d.node()] = steps + d.forSteps();
+            }
+        }
+    }
+
+    /** Steps of a delayed NIC are taken only when nothing else is enabled. */
+    private int withoutDelayed(int[] buffer, int n, long[] delayedUntil) {
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            int node = machine.nicNode(buffer[i]);
+            if (node < 0 || node >= delayedUntil.length || delayedUntil[node] <= steps) {
+                buffer[kept++] = buffer[i];
+            }
+        }
+        return kept == 0 ? n : kept;
+    }
+
+    /**
+     * Nothing can happen: a thread waiting on a completion queue times out (virtual time jumps to its deadline), so
+     * that waits with timeouts and non-blocking polls return instead of hanging.
+     */
+    private boolean timeOutAWaiter() {
+        Actor best = null;
+        long bestDeadline = Long.MAX_VALUE;
+        for (Actor a : actors) {
+            if (a.finished || !machine.hasPending(a.thread)) {
+                continue;
+            }
+            DetProgram.Op op = machine.pendingOp(a.thread);
+            if (op instanceof DetCompletionQueue.PollOp p && p.deadline() < bestDeadline) {
+                best = a;
+                bestDeadline = p.deadline();
+            }
+        }
+        if (best == null) {
+            return false;
+        }
+        virtualNanos = Math.max(virtualNanos, bestDeadline);
+        steps++;
+        traceHash = DetMachine.mix(traceHash, -1 - best.thread);
+        machine.completeExternally(best.thread, 0);
+        resume(best);
+        return true;
+    }
+
+    /**
+     * Crashes a node now: requests to it fail with RETRY_EXC_ERR, its threads stop at their next step, and its memory
+     * is zeroed if {@code loseMemory}.
+     *
+     * @param node the node
+     * @param loseMemory whether its memory is lost
+     */
+    public void crash(Node node, boolean loseMemory) {
+        DetNode n = own(node);
+        n.crashed = true;
+        machine.crashNode(n.id(), loseMemory, n.wordRanges());
+    }
+
+    /**
+     * Reads a word of memory directly, for assertions after a run.
+     *
+     * @param region a region
+     * @param offset an 8-byte-aligned offset
+     * @return the word in memory
+     */
+    public long peek(dev.remora.verbs.MemoryRegion region, long offset) {
+        DetRegion r = (DetRegion) region;
+        return machine.memory(r.wordAt(offset));
+    }
+
+    /** @return steps taken so far */
+    public long steps() {
+        return steps;
+    }
+}
