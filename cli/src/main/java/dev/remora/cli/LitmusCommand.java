@@ -134,6 +134,11 @@ public final class LitmusCommand implements Callable<Integer> {
                     boolean matches = test.outcomeMatches(e.getKey());
                     String mark = !matches ? "" : expected == Verdict.ALLOWED ? "  <- final holds (allowed)"
                         : "  <- final holds: FORBIDDEN OUTCOME OBSERVED";
+                    Long seed = r.firstSeeds().get(e.getKey());
+                    if (matches && expected == Verdict.FORBIDDEN && seed != null) {
+                        mark += "; first with seed " + seed + ", replay: remora litmus --seeds 1 --first-seed " + seed
+                            + knobArgs(s) + " " + test.source();
+                    }
                     forbiddenSeen |= matches && expected == Verdict.FORBIDDEN;
                     out.printf(Locale.ROOT, "  %-60s %8d %s%s%n", e.getKey(), e.getValue(),
                         seeds == null ? "executions" : "seeds", mark);
@@ -184,6 +189,16 @@ public final class LitmusCommand implements Callable<Integer> {
             return "(" + show(o.left()) + " \\/ " + show(o.right()) + ")";
         }
         return "~" + show(((Expr.Not) e).operand());
+    }
+
+    private static String knobArgs(KnobSettings s) {
+        StringBuilder b = new StringBuilder();
+        for (Knob k : Knob.values()) {
+            if (!s.get(k).equals(k.defaultValue())) {
+                b.append(" --knob ").append(k.name()).append('=').append(s.get(k));
+            }
+        }
+        return b.toString();
     }
 
     private static String lower(Verdict v) {

@@ -30,9 +30,10 @@ public final class FabricLitmusRunner {
      * @param distinctStates states the exhaustive search visited (0 for seeded runs)
      * @param stuck executions that blocked before quiescence
      * @param complete false if the exhaustive search hit its bound
+     * @param firstSeeds in seeded mode, the first seed that produced each outcome (empty when exhaustive)
      */
     public record Result(LitmusTest test, KnobSettings settings, Map<Map<String, Long>, Long> outcomes,
-                         long distinctStates, long stuck, boolean complete) {
+                         long distinctStates, long stuck, boolean complete, Map<Map<String, Long>, Long> firstSeeds) {
 
         /** @return ALLOWED if some observed outcome satisfies the final predicate, else FORBIDDEN */
         public Verdict observed() {
@@ -77,7 +78,7 @@ public final class FabricLitmusRunner {
         DetExplorer.Exhaustive e = DetExplorer.exhaustive(program, LitmusPrograms.knobs(settings), maxStates);
         Map<Map<String, Long>, Long> named = new LinkedHashMap<>();
         e.executions().forEach((o, n) -> named.merge(o.named(program), n, Long::sum));
-        return new Result(test, settings, named, e.distinctStates(), e.stuckStates(), e.complete());
+        return new Result(test, settings, named, e.distinctStates(), e.stuckStates(), e.complete(), Map.of());
     }
 
     /**
@@ -92,15 +93,18 @@ public final class FabricLitmusRunner {
     public static Result seeded(LitmusTest test, KnobSettings settings, long firstSeed, int seeds) {
         DetProgram program = LitmusPrograms.toProgram(test);
         Map<Map<String, Long>, Long> named = new LinkedHashMap<>();
+        Map<Map<String, Long>, Long> first = new LinkedHashMap<>();
         long stuck = 0;
         for (int i = 0; i < seeds; i++) {
             DetExplorer.Run r = DetExplorer.run(program, LitmusPrograms.knobs(settings), firstSeed + i);
             if (r.outcome() == null) {
                 stuck++;
             } else {
-                named.merge(r.outcome().named(program), 1L, Long::sum);
+                Map<String, Long> o = r.outcome().named(program);
+                named.merge(o, 1L, Long::sum);
+                first.putIfAbsent(o, firstSeed + i);
             }
         }
-        return new Result(test, settings, named, 0, stuck, true);
+        return new Result(test, settings, named, 0, stuck, true, first);
     }
 }
