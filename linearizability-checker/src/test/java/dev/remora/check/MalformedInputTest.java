@@ -35,6 +35,7 @@ class MalformedInputTest {
         jepsen bad type            | cas-register | jepsen-log | INFO  jepsen.util - 2\\t:invoke\\t:read\\tnil\\nINFO  jepsen.util - 2\\t:done\\t:read\\t3 | :2: type ':done'; expected :invoke, :ok, :fail or :info
         jepsen bad value           | cas-register | jepsen-log | INFO  jepsen.util - 2\\t:invoke\\t:cas\\t[1 2 | :1: unterminated collection opened here; expected ']'
         counter non-integer add    | counter      | jsonl | {"process":1,"type":"invoke","f":"add","value":"x"}\\n{"process":1,"type":"ok","f":"add","value":"x"} | :1: expected add value an integer, found "x"
+        two objects on a line      | register     | jsonl | {"process":1,"type":"invoke","f":"write","value":1} {"process":1,"type":"ok","f":"write","value":1} | :1: a second JSON object on the same line; expected one JSON object per line
         undetectable format        | register     |       | hello world | :1: cannot detect the history format
         """)
     void shouldRejectMalformedInputWithExitSixtyFiveAndAPreciseMessage(String name, String model, String format,

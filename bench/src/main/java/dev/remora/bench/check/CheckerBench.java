@@ -142,11 +142,62 @@ public final class CheckerBench {
 
         // Warm the large-history path on a smaller one.
         large("warm-up kv 10^5 ops, 100 keys", HistoryGenerator.kv(100_000, 100, 10, 1), kv, false);
+        List<dev.remora.check.Event> million = HistoryGenerator.kv(1_000_000, 1000, 10, 7);
+        Path file = writeJsonLines(million);
+        million = null;
         large("kv 10^6 ops, 1,000 keys, 10 clients", HistoryGenerator.kv(1_000_000, 1000, 10, 7), kv, true);
+        fromFile(file, kv);
         Model<?> cas = Models.create("cas-register", null, false);
         large("warm-up cas-register 10^3 ops", HistoryGenerator.casRegister(1000, 10, 5, 2), cas, false);
         large("cas-register 10^4 ops, 10 clients, 5% indeterminate", HistoryGenerator.casRegister(10_000, 10, 5, 3),
                 cas, true);
+    }
+
+    private static Path writeJsonLines(List<dev.remora.check.Event> events) {
+        try {
+            Path f = Files.createTempFile("remora-kv-1e6-", ".jsonl");
+            f.toFile().deleteOnExit();
+            try (java.io.BufferedWriter w = Files.newBufferedWriter(f)) {
+                for (dev.remora.check.Event e : events) {
+                    w.write("{\"process\":" + e.process() + ",\"type\":\""
+                            + e.type().name().toLowerCase(Locale.ROOT) + "\",\"f\":\"" + e.function()
+                            + "\",\"key\":\"" + e.key() + "\",\"value\":"
+                            + (e.value() == null ? "null" : "\"" + e.value() + "\"") + ",\"time\":" + e.timeNs() + "}\n");
+                }
+            }
+            return f;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Times the whole path of {@code remora check}: read the JSON Lines file, validate, check. */
+    private static void fromFile(Path f, Model<?> m) throws MalformedHistoryException {
+        System.gc();
+        List<MemoryPoolMXBean> pools = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP).toList();
+        pools.forEach(MemoryPoolMXBean::resetPeakUsage);
+        long s = System.nanoTime();
+        History h;
+        try {
+            h = HistoryReader.read(f, null);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        long read = System.nanoTime();
+        Checker.validate(h, m);
+        CheckResult r = Checker.check(h, m, CheckOptions.DEFAULTS.withTimeLimitSeconds(60));
+        long end = System.nanoTime();
+        long peak = pools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        long size;
+        try {
+            size = Files.size(f);
+        } catch (IOException e) {
+            size = -1;
+        }
+        System.out.printf(Locale.ROOT, "same 10^6-op history from a %d MiB JSON Lines file: read %.0f ms + validate and"
+                + " check %.0f ms = %.0f ms, %s, peak heap %d MiB%n", size >> 20, (read - s) / 1e6, (end - read) / 1e6,
+                (end - s) / 1e6, r.verdict().cliName(), peak >> 20);
     }
 
     private static void large(String name, List<dev.remora.check.Event> events, Model<?> m, boolean print)

@@ -45,7 +45,7 @@ import java.util.concurrent.Callable;
  *       was expected); this takes precedence over the verdicts of other files.</li>
  * </ul>
  */
-@Command(name = "check", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = CheckCommand.EXIT_USAGE,
+@Command(name = "check", mixinStandardHelpOptions = true, version = "remora check 0.1.0-SNAPSHOT", exitCodeOnInvalidInput = CheckCommand.EXIT_USAGE,
         exitCodeOnExecutionException = 70,
         description = "Checks recorded histories for linearizability.%n"
                 + "Prints file<TAB>verdict (linearizable, not-linearizable, unknown) per file.",

@@ -252,6 +252,10 @@ public final class EdnParser {
         char c = t.charAt(0);
         if (Character.isDigit(c) || (c == '-' || c == '+') && t.length() > 1 && Character.isDigit(t.charAt(1))) {
             try {
+                if (t.length() < 18 && t.indexOf('.') < 0 && t.indexOf('e') < 0 && t.indexOf('E') < 0
+                        && Character.isDigit(t.charAt(t.length() - 1))) {
+                    return Long.parseLong(t);
+                }
                 String s = t.endsWith("N") ? t.substring(0, t.length() - 1) : t;
                 if (s.indexOf('.') < 0 && s.indexOf('e') < 0 && s.indexOf('E') < 0 && !s.endsWith("M")) {
                     return dev.remora.check.Values.normalize(new java.math.BigInteger(s.startsWith("+") ? s.substring(1) : s));

@@ -1,7 +1,8 @@
 package dev.remora.check.io;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.remora.check.Event;
 import dev.remora.check.EventType;
@@ -16,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +26,11 @@ import java.util.Map;
  * Every error names the file, the line and what was expected.
  */
 public final class HistoryReader {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Loaded on first use only: Jackson's start-up costs are not paid for EDN or log files. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
+    }
+    private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile("\\s+");
 
     private HistoryReader() {
     }
@@ -41,8 +45,25 @@ public final class HistoryReader {
      * @throws MalformedHistoryException when it is not a valid history
      */
     public static History read(Path file, HistoryFormat format) throws IOException, MalformedHistoryException {
+        HistoryFormat f = format;
+        if (f == null) {
+            f = HistoryFormat.detect(head(file));
+        }
+        if (f == HistoryFormat.JSONL) {
+            // Streamed: a history of millions of events is never held as one string.
+            try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                return History.fromEvents(file.toString(), f, readJsonLines(file.toString(), r));
+            }
+        }
         String text = Files.readString(file, StandardCharsets.UTF_8);
-        return read(file.toString(), text, format);
+        return read(file.toString(), text, f);
+    }
+
+    private static String head(Path file) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] b = in.readNBytes(1 << 16);
+            return new String(b, StandardCharsets.UTF_8);
+        }
     }
 
     /**
@@ -65,7 +86,7 @@ public final class HistoryReader {
             case KNOSSOS_EDN: events = readKnossos(source, text); break;
             case JEPSEN_LOG: events = readJepsenLog(source, text); break;
             case KV_LOG: events = readKvLog(source, text); break;
-            case JSONL: events = readJsonLines(source, text); break;
+            case JSONL: events = readJsonLines(source, new java.io.StringReader(text)); break;
             default: throw new IllegalStateException(f.toString());
         }
         return History.fromEvents(source, f, events);
@@ -118,12 +139,13 @@ public final class HistoryReader {
                 continue; // other loggers' lines carry no events
             }
             String rest = line.substring(dash + 3).strip();
-            String[] parts = rest.split("\\s+", 4);
+            String[] parts = SPACES.split(rest, 4);
             if (parts.length < 3) {
                 throw new MalformedHistoryException(source, lineNo, "expected 'PROCESS :type :f value' after"
                         + " 'jepsen.util - ', found '" + rest + "'");
             }
-            Object process = new EdnParser(source, parts[0], lineNo).read();
+            Object process = parts[0].chars().allMatch(Character::isDigit) && parts[0].length() < 18
+                    ? (Object) Long.parseLong(parts[0]) : new EdnParser(source, parts[0], lineNo).read();
             if (!(process instanceof Long || process instanceof Keyword)) {
                 throw new MalformedHistoryException(source, lineNo, "process '" + parts[0]
                         + "' is not an integer or keyword; expected a process id");
@@ -150,69 +172,77 @@ public final class HistoryReader {
         return out;
     }
 
-    static List<Event> readJsonLines(String source, String text) throws MalformedHistoryException {
+    static List<Event> readJsonLines(String source, java.io.Reader reader) throws MalformedHistoryException {
         List<Event> out = new ArrayList<>();
-        int lineNo = 0;
-        int start = 0;
-        int n = text.length();
-        while (start < n) {
-            int end = text.indexOf('\n', start);
-            if (end < 0) {
-                end = n;
+        Object[] fields = jsonFields();
+        try (JsonParser p = Json.MAPPER.getFactory().createParser(reader)) {
+            int lastLine = 0;
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                int line = p.currentTokenLocation().getLineNr();
+                if (t != JsonToken.START_OBJECT) {
+                    throw new MalformedHistoryException(source, line, "expected a JSON object, found "
+                            + p.getText());
+                }
+                if (line == lastLine) {
+                    throw new MalformedHistoryException(source, line, "a second JSON object on the same line;"
+                            + " expected one JSON object per line");
+                }
+                lastLine = line;
+                Map<Object, Object> m = new java.util.HashMap<>(16);
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    switch (name) {
+                        case "process": case "type": case "f": case "value": case "key": case "time":
+                            m.put(name, jsonValue(p));
+                            break;
+                        default:
+                            p.skipChildren();
+                    }
+                }
+                out.add(toEvent(source, line, m, fields));
             }
-            lineNo++;
-            String line = text.substring(start, end);
-            start = end + 1;
-            if (line.isBlank()) {
-                continue;
-            }
-            JsonNode node;
-            try {
-                node = JSON.readTree(line);
-            } catch (JsonProcessingException e) {
-                int col = e.getLocation() == null ? 0 : e.getLocation().getColumnNr();
-                throw new MalformedHistoryException(source, lineNo, "invalid JSON at column " + col + ": "
-                        + e.getOriginalMessage().split("\n")[0] + "; expected one JSON object per line");
-            }
-            if (node == null || !node.isObject()) {
-                throw new MalformedHistoryException(source, lineNo, "expected a JSON object, found "
-                        + (node == null ? "nothing" : node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT)));
-            }
-            out.add(toEvent(source, lineNo, fromJson(node), jsonFields()));
+        } catch (JsonProcessingException e) {
+            int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
+            int col = e.getLocation() == null ? 0 : e.getLocation().getColumnNr();
+            throw new MalformedHistoryException(source, line, "invalid JSON at column " + col + ": "
+                    + e.getOriginalMessage().split("\n")[0] + "; expected one JSON object per line");
+        } catch (IOException e) {
+            throw new MalformedHistoryException(source, 0, "cannot read: " + e.getMessage());
         }
         return out;
     }
 
-    private static Object fromJson(JsonNode n) {
-        if (n.isNull() || n.isMissingNode()) {
-            return null;
-        }
-        if (n.isBoolean()) {
-            return n.booleanValue();
-        }
-        if (n.isIntegralNumber()) {
-            return Values.normalize(n.bigIntegerValue());
-        }
-        if (n.isNumber()) {
-            return n.doubleValue();
-        }
-        if (n.isTextual()) {
-            return n.textValue();
-        }
-        if (n.isArray()) {
-            List<Object> l = new ArrayList<>(n.size());
-            for (JsonNode e : n) {
-                l.add(fromJson(e));
+    private static Object jsonValue(JsonParser p) throws IOException {
+        switch (p.currentToken()) {
+            case VALUE_NULL: return null;
+            case VALUE_TRUE: return Boolean.TRUE;
+            case VALUE_FALSE: return Boolean.FALSE;
+            case VALUE_NUMBER_INT:
+                return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                        ? Values.normalize(p.getBigIntegerValue()) : (Object) p.getLongValue();
+            case VALUE_NUMBER_FLOAT: return p.getDoubleValue();
+            case VALUE_STRING: return p.getText();
+            case START_ARRAY: {
+                List<Object> l = new ArrayList<>();
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    l.add(jsonValue(p));
+                }
+                return l;
             }
-            return l;
+            case START_OBJECT: {
+                Map<Object, Object> m = new LinkedHashMap<>();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    m.put(name, jsonValue(p));
+                }
+                return m;
+            }
+            default:
+                return p.getText();
         }
-        Map<Object, Object> m = new LinkedHashMap<>();
-        Iterator<Map.Entry<String, JsonNode>> it = n.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
-            m.put(e.getKey(), fromJson(e.getValue()));
-        }
-        return m;
     }
 
     private static Object[] ednFields() {

@@ -30,6 +30,8 @@ import java.util.TreeMap;
 public final class HtmlReport {
     /** Most operations drawn per failure. */
     public static final int MAX_DRAWN = 160;
+    /** Most steps at the end of the partial linearization that are drawn, besides the window. */
+    public static final int LAST_STEPS_DRAWN = 12;
     /** Most partial-linearization steps listed per failure. */
     public static final int MAX_STEPS_LISTED = 40;
 
@@ -165,7 +167,8 @@ public final class HtmlReport {
             chosen.put(op.id(), op);
         }
         List<Operation> p = f.partialLinearization();
-        for (int i = p.size() - 1; i >= 0 && chosen.size() < MAX_DRAWN * 3 / 4; i--) {
+        for (int i = p.size() - 1; i >= Math.max(0, p.size() - LAST_STEPS_DRAWN) && chosen.size() < MAX_DRAWN * 3 / 4;
+             i--) {
             chosen.put(p.get(i).id(), p.get(i));
         }
         long lo = Long.MAX_VALUE;
@@ -178,7 +181,8 @@ public final class HtmlReport {
         long center = f.blocking().call();
         List<Operation> context = new ArrayList<>();
         for (Operation op : f.partitionOperations()) {
-            if (!chosen.containsKey(op.id()) && op.call() <= hi && op.ret() >= lo) {
+            if (!chosen.containsKey(op.id()) && op.call() <= hi && op.ret() >= lo
+                    && (op.ret() != Operation.INFINITY || op.call() >= lo)) {
                 context.add(op);
             }
         }
@@ -250,7 +254,13 @@ public final class HtmlReport {
                   .append(y + 12).append("\" y2=\"").append(y + 12).append("\" stroke=\"#555\" marker-end=\"url(#arrow)\"/>");
             }
             int maxChars = (int) (w / 6.7);
-            if (maxChars >= 3) {
+            if (op.id() == f.blocking().id() && label.length() > maxChars) {
+                // The failing operation's label always shows in full, beside its bar.
+                double tx = x1 + w + 4 + label.length() * 6.7 < WIDTH_PX ? x1 + w + 4 : x1 - 4;
+                sb.append("<text x=\"").append(fmt(tx)).append("\" y=\"").append(y + 16).append("\"")
+                  .append(tx < x1 ? " text-anchor=\"end\"" : "").append(" fill=\"#cf222e\">").append(esc(label))
+                  .append("</text>");
+            } else if (maxChars >= 3) {
                 String t = label.length() > maxChars ? label.substring(0, Math.max(1, maxChars - 1)) + "…" : label;
                 sb.append("<text x=\"").append(fmt(x1 + 3)).append("\" y=\"").append(y + 16).append("\">")
                   .append(esc(t)).append("</text>");
