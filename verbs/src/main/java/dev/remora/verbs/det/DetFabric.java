@@ -146,8 +146,10 @@ public final class DetFabric implements Fabric {
         return (nextKey++ << 12) | nodeId;
     }
 
-    void register(DetQueuePair qp) {
+    /** @return the queue pair's number: 1, 2, ... in creation order, per fabric (so fault plans can name them) */
+    synchronized int register(DetQueuePair qp) {
         queuePairs.add(qp);
+        return queuePairs.size();
     }
 
     /** @return virtual nanoseconds since the fabric opened */

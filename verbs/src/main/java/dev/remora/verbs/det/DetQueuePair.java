@@ -18,8 +18,6 @@ import java.util.Objects;
  * the doorbells in the posting thread's store buffer.
  */
 final class DetQueuePair implements QueuePair {
-    private static int nextNumber = 1;
-
     private final DetNode node;
     private final DetFabric fabric;
     private final DetCompletionQueue cq;
@@ -42,10 +40,7 @@ final class DetQueuePair implements QueuePair {
         this.node = node;
         this.fabric = node.fabric();
         this.cq = cq;
-        synchronized (DetQueuePair.class) {
-            this.qpn = nextNumber++;
-        }
-        fabric.register(this);
+        this.qpn = fabric.register(this);
     }
 
     static void connect(DetQueuePair a, DetQueuePair b) {

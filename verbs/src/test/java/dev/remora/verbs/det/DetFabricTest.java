@@ -222,6 +222,52 @@ class DetFabricTest {
         return staleSeen[0];
     }
 
+    /** One client posts four signaled FETCH_ADDs on one queue pair to a home; returns their statuses in order. */
+    private static List<WcStatus> fourAdds(FaultPlan faults, long[] finalValue) {
+        DetFabric f = DetFabric.open(new DetContext().seed(11).faults(faults));
+        Node home = f.addNode("home");
+        Node client = f.addNode("client");
+        MemoryRegion target = home.allocate(8, Access.ALL);
+        List<WcStatus> statuses = new ArrayList<>();
+        f.spawn(client, "client", () -> {
+            MemoryRegion local = client.allocate(8, Access.LOCAL_WRITE);
+            CompletionQueue cq = client.createCompletionQueue(8);
+            QueuePair qp = client.connect(home, cq);
+            Completion[] out = {new Completion()};
+            for (int i = 0; i < 4; i++) {
+                qp.post(new WorkRequest().faa(local, 0, target.remote(0), 1).flags(WorkRequest.SIGNALED));
+                assertEquals(1, cq.await(out, 10_000_000_000L));
+                statuses.add(out[0].status());
+            }
+        });
+        DetFabric.Result r = f.run();
+        assertTrue(r.finished() && r.failures().isEmpty(), r.describe());
+        finalValue[0] = f.peek(target, 0);
+        return statuses;
+    }
+
+    @Test
+    void shouldFailRequestsAcrossACutLink() {
+        long[] value = new long[1];
+        List<WcStatus> s = fourAdds(FaultPlan.of(new FaultPlan.CutLink(0, 0, 1)), value);
+        assertEquals(WcStatus.RETRY_EXC_ERR, s.get(0));
+        assertEquals(List.of(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR), s.subList(1, 4));
+        assertEquals(0, value[0]);
+    }
+
+    @Test
+    void shouldFlushAfterAQueuePairIsForcedToError() {
+        long[] value = new long[1];
+        List<WcStatus> healthy = fourAdds(FaultPlan.NONE, value);
+        assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS), healthy);
+        assertEquals(4, value[0]);
+        // Queue pairs are numbered per fabric in creation order: the client's is number 1.
+        List<WcStatus> failed = fourAdds(FaultPlan.of(new FaultPlan.QueuePairError(0, 1)), value);
+        assertEquals(List.of(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR,
+            WcStatus.WR_FLUSH_ERR), failed);
+        assertEquals(0, value[0]);
+    }
+
     @Test
     void shouldRejectMisuse() {
         DetFabric f = DetFabric.open(new DetContext());
