@@ -17,6 +17,9 @@ import java.util.SplittableRandom;
  * slower: a crashed operation that took effect early then gets tried only after every order of
  * the completed operations around it). The search succeeds once every completed operation is
  * linearized: the indeterminate operations left over are taken never to have happened.
+ * Indeterminate operations with equal function, key and input are interchangeable once invoked,
+ * so only the earliest of them not yet linearized is ever tried (a symmetry reduction that
+ * matters for histories with many crashed writes or dequeues).
  *
  * <p>The set of linearized operations is a bit set with an incremental Zobrist hash. In the
  * cache it is stored compactly, from the word holding its lowest clear bit to its highest set
@@ -117,6 +120,20 @@ final class WglSearch<S> {
         }
         next[last] = end;
 
+        // Symmetry: indeterminate operations with the same function, key and input are
+        // interchangeable once invoked (none ever returns), so only the earliest one not yet
+        // linearized is tried; prevSame links each to the previous one of its kind.
+        int[] prevSame = new int[n];
+        java.util.Map<List<Object>, Integer> lastOfKind = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            prevSame[i] = -1;
+            if (!ok[i]) {
+                Integer before = lastOfKind.put(Arrays.asList(ops[i].function(), ops[i].key(), ops[i].input()), i);
+                if (before != null) {
+                    prevSame[i] = before;
+                }
+            }
+        }
         long[] zobrist = new long[n];
         SplittableRandom rnd = new SplittableRandom(0x5EED_CAFEL);
         for (int i = 0; i < n; i++) {
@@ -191,6 +208,11 @@ final class WglSearch<S> {
                     continue;
                 }
                 int op = e >> 1;
+                int same = prevSame[op];
+                if (same >= 0 && (bits.words[same >>> 6] & (1L << same)) == 0) {
+                    e = next[e];
+                    continue;
+                }
                 S ns = model.step(state, ops[op]);
                 if (ns != null) {
                     bits.set(op);

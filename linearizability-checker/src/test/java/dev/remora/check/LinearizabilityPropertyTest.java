@@ -39,8 +39,10 @@ class LinearizabilityPropertyTest {
     void shouldFindSimulatedHistoriesLinearizable(@ForAll("simulatedModels") String model, @ForAll long seed,
                                                   @ForAll @IntRange(min = 1, max = 6) int processes,
                                                   @ForAll @IntRange(min = 1, max = 120) int ops,
-                                                  @ForAll @IntRange(min = 0, max = 10) int crashPct) throws Exception {
-        History h = simulate(model, seed, processes, ops, crashPct);
+                                                  @ForAll @IntRange(min = 0, max = 20) int crashPct) throws Exception {
+        // A FIFO queue with many crashed enqueues and dequeues is the one case where the search
+        // still explodes (which crashed dequeue took which value): keep its crash rate lower.
+        History h = simulate(model, seed, processes, ops, model.equals("queue") ? crashPct / 2 : crashPct);
         Model<?> m = Models.create(model, null, false);
         Checker.validate(h, m);
         CheckResult r = Checker.check(h, m, CheckOptions.DEFAULTS.withTimeLimitSeconds(20));
@@ -51,10 +53,11 @@ class LinearizabilityPropertyTest {
     void shouldFindHistoriesWithOneReadOfANeverWrittenValueNotLinearizable(
             @ForAll("readableModels") String model, @ForAll long seed,
             @ForAll @IntRange(min = 1, max = 6) int processes, @ForAll @IntRange(min = 2, max = 120) int ops,
-            @ForAll @IntRange(min = 0, max = 10) int crashPct) throws Exception {
+            @ForAll @IntRange(min = 0, max = 20) int crashPct) throws Exception {
         Simulation.RealObject obj = Simulation.object(model);
         Random rnd = new Random(seed);
-        List<Event> events = new ArrayList<>(Simulation.run(obj, rnd, processes, ops, crashPct));
+        List<Event> events = new ArrayList<>(Simulation.run(obj, rnd, processes, ops,
+                model.equals("queue") ? crashPct / 2 : crashPct));
         List<Integer> reads = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
             Event e = events.get(i);
@@ -78,7 +81,7 @@ class LinearizabilityPropertyTest {
      * Small random histories with outputs sometimes scrambled, so that both verdicts occur: the
      * checker agrees with the brute-force oracle for every model.
      */
-    @Property(tries = 400)
+    @Property(tries = 1000)
     void shouldAgreeWithBruteForceOnSmallHistories(@ForAll("simulatedModels") String model, @ForAll long seed,
                                                    @ForAll @IntRange(min = 1, max = 3) int processes,
                                                    @ForAll @IntRange(min = 1, max = 7) int ops,
