@@ -12,8 +12,9 @@
  * The fast fabric is stronger than the model (it executes each request at one instant), so every forbidden outcome
  * here is also forbidden on it; a weak-mode fabric would need the same tests with more outcomes allowed.
  *
- * <p>How to run: {@code mvn -B verify} runs them in a short mode; {@code mvn -B verify -pl stress -am
- * -Pstress-long} runs longer; or by hand {@code java -cp "$(cat stress/target/classpath.txt):stress/target/classes"
- * org.openjdk.jcstress.Main -t FaaVsFaa}.
+ * <p>How to run: {@code mvn -B verify} runs them in a short mode (one fork per JVM configuration, unified
+ * compilation, one 500 ms iteration); {@code mvn -B verify -pl stress -am -Pstress-long} runs every configuration
+ * jcstress detects, for longer; {@code -Djcstress.tests=FaaVsFaaTest} selects tests by regular expression. The
+ * report is written to {@code stress/target/jcstress/report/index.html}.
  */
 package dev.remora.stress.verbs;
