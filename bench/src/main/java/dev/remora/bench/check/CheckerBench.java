@@ -36,6 +36,7 @@ import java.util.stream.Stream;
  * {@code -Xmx2g} to show the large histories fit in 2 GiB.
  */
 public final class CheckerBench {
+    private static final long WARM_UP_NS = 8_000_000_000L;
     private static final CheckOptions VERDICT_ONLY = CheckOptions.DEFAULTS.withExplain(false);
 
     private CheckerBench() {
@@ -89,8 +90,8 @@ public final class CheckerBench {
         for (History h : etcdHistories) {
             lin += Checker.check(h, cas).verdict() == dev.remora.check.Verdict.LINEARIZABLE ? 1 : 0;
         }
-        double[] ms = time(etcdHistories, cas, VERDICT_ONLY, 300, 100);
-        double[] msx = time(etcdHistories, cas, CheckOptions.DEFAULTS, 100, 50);
+        double[] ms = time(etcdHistories, cas, VERDICT_ONLY, 300, 300);
+        double[] msx = time(etcdHistories, cas, CheckOptions.DEFAULTS, 100, 100);
         long p0 = System.nanoTime();
         for (Path p : etcd) {
             HistoryReader.read(p, HistoryFormat.JEPSEN_LOG);
@@ -124,7 +125,10 @@ public final class CheckerBench {
     private static double[] time(List<History> hs, Model<?> m, CheckOptions o, int warmups, int runs) {
         CheckOptions one = o.withParallelism(1);
         java.lang.management.ThreadMXBean tm = ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < warmups; i++) {
+        // Warm up for a number of passes and at least a few seconds: on a loaded machine the JIT's
+        // compiler threads need the time.
+        long warmEnd = System.nanoTime() + WARM_UP_NS;
+        for (int i = 0; i < warmups || System.nanoTime() < warmEnd; i++) {
             for (History h : hs) {
                 Checker.check(h, m, one);
             }

@@ -51,8 +51,14 @@ public final class HistoryReader {
         }
         if (f == HistoryFormat.JSONL) {
             // Streamed: a history of millions of events is never held as one string.
-            try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-                return History.fromEvents(file.toString(), f, readJsonLines(file.toString(), r));
+            try (java.io.InputStream in = Files.newInputStream(file)) {
+                List<Event> events;
+                try {
+                    events = readJsonLines(file.toString(), Json.MAPPER.getFactory().createParser(in));
+                } catch (JsonProcessingException e) {
+                    throw new MalformedHistoryException(file.toString(), 1, "invalid JSON: " + e.getOriginalMessage());
+                }
+                return History.fromEvents(file.toString(), f, events);
             }
         }
         String text = Files.readString(file, StandardCharsets.UTF_8);
@@ -173,9 +179,17 @@ public final class HistoryReader {
     }
 
     static List<Event> readJsonLines(String source, java.io.Reader reader) throws MalformedHistoryException {
+        try {
+            return readJsonLines(source, Json.MAPPER.getFactory().createParser(reader));
+        } catch (IOException e) {
+            throw new MalformedHistoryException(source, 0, "cannot read: " + e.getMessage());
+        }
+    }
+
+    private static List<Event> readJsonLines(String source, JsonParser parser) throws MalformedHistoryException {
         List<Event> out = new ArrayList<>();
         Object[] fields = jsonFields();
-        try (JsonParser p = Json.MAPPER.getFactory().createParser(reader)) {
+        try (JsonParser p = parser) {
             int lastLine = 0;
             JsonToken t;
             while ((t = p.nextToken()) != null) {
