@@ -54,6 +54,28 @@ class HistoryReaderTest {
     }
 
     @Test
+    void shouldReadEdnCommentsDiscardsSetsTagsAndNumbers() throws Exception {
+        dev.remora.check.io.EdnParser p = new dev.remora.check.io.EdnParser("t", "; c\n[1 -2 +3 4N 2.5 #_ :gone"
+                + " #{:a} #inst \"2020\" \"q\\\"\" nil true :k sym {:x [1 (2)]}]", 1);
+        Object v = p.read();
+        assertEquals(13, ((List<?>) v).size(), v::toString);
+        List<?> l = (List<?>) v;
+        assertEquals(1L, l.get(0));
+        assertEquals(-2L, l.get(1));
+        assertEquals(3L, l.get(2));
+        assertEquals(4L, l.get(3));
+        assertEquals(2.5, l.get(4));
+        assertEquals(java.util.Set.of(new Keyword("a")), l.get(5));
+        assertEquals("2020", l.get(6));
+        assertEquals("q\"", l.get(7));
+        assertNull(l.get(8));
+        assertEquals(Boolean.TRUE, l.get(9));
+        assertEquals(new Keyword("k"), l.get(10));
+        assertEquals("sym", l.get(11));
+        assertEquals(java.util.Map.of(new Keyword("x"), List.of(1L, List.of(2L))), l.get(12));
+    }
+
+    @Test
     void shouldReadKvLogKeysAndJsonTimes() throws Exception {
         History kv = HistoryReader.read("c.txt", "{:process 0, :type :invoke, :f :get, :key \"9\", :value nil}\n"
                 + "{:process 0, :type :ok, :f :get, :key \"9\", :value \"x 1 y\"}\n", null);

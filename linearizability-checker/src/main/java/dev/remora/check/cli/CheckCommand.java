@@ -163,7 +163,9 @@ public final class CheckCommand implements Callable<Integer> {
         boolean unknown = false;
         for (Path f : files) {
             FileReport r = checkOne(f, fmt, m, opts);
-            reports.add(r);
+            if (html != null) {
+                reports.add(r); // otherwise each history may be collected once reported
+            }
             if (r.malformed() != null) {
                 malformed = true;
                 err.println(r.malformed().getMessage());
