@@ -107,6 +107,8 @@ public final class Endpoint implements AutoCloseable {
     private final MemoryRegion scratch;
     private final WorkRequest wr = new WorkRequest();
     private QueuePair[] queuePairs = new QueuePair[8];
+    /** Per node: the last remote address written since the last flush, or null (nothing to flush). */
+    private RemoteAddress[] unflushed = new RemoteAddress[8];
     private VerbsStatistics retired = VerbsStatistics.ZERO;
     private boolean closed;
 
@@ -160,6 +162,11 @@ public final class Endpoint implements AutoCloseable {
         return dispatcher.newTag(name);
     }
 
+    /** @return the fabric's clock (virtual on the deterministic fabric): use it for lock timeouts and leases */
+    public long nanoTime() {
+        return cq.nanoTime();
+    }
+
     /** @return the operation timeout of the blocking helpers, in nanoseconds */
     public long operationTimeoutNs() {
         return context.operationTimeoutNs();
@@ -177,9 +184,9 @@ public final class Endpoint implements AutoCloseable {
             throw new IllegalArgumentException("negative node id " + nodeId);
         }
         if (nodeId >= queuePairs.length) {
-            QueuePair[] grown = new QueuePair[Math.max(nodeId + 1, queuePairs.length * 2)];
-            System.arraycopy(queuePairs, 0, grown, 0, queuePairs.length);
-            queuePairs = grown;
+            int size = Math.max(nodeId + 1, queuePairs.length * 2);
+            queuePairs = java.util.Arrays.copyOf(queuePairs, size);
+            unflushed = java.util.Arrays.copyOf(unflushed, size);
         }
         QueuePair qp = queuePairs[nodeId];
         if (qp == null || qp.state() != QpState.RTS) {
@@ -261,6 +268,7 @@ public final class Endpoint implements AutoCloseable {
         scratch.putLong(0, value);
         wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
         execute(qp, wr, "WRITE of " + Long.BYTES + " bytes at " + address);
+        markWritten(address);
     }
 
     /**
@@ -275,6 +283,45 @@ public final class Endpoint implements AutoCloseable {
         QueuePair qp = queuePair(address.nodeId());
         wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
         execute(qp, wr, "WRITE of " + length + " bytes at " + address);
+        markWritten(address);
+    }
+
+    /**
+     * Records that a WRITE to {@code address} was posted through this endpoint's queue pair to its node (the blocking
+     * helpers do this themselves; call it for WRITEs posted through your own tags), so that {@link #flush} covers it.
+     *
+     * @param address an address written; it must be readable remotely (REMOTE_READ) for the flush
+     */
+    public void markWritten(RemoteAddress address) {
+        queuePair(address.nodeId());
+        unflushed[address.nodeId()] = address;
+    }
+
+    /**
+     * Makes every WRITE posted through this endpoint visible to the CPUs of its target (R11: a completed WRITE has
+     * only been acknowledged): on each queue pair that carried a WRITE since the last flush, an 8-byte READ of the
+     * last address written, waited for. A READ executes only after every earlier WRITE of its queue pair has been
+     * placed (R7, litmus L05a, L09b), so once it completes they are all visible. One round trip per node flushed; none
+     * if nothing was written.
+     *
+     * @param exceptNodeId a node not to flush (a lock's home, whose own release WRITE is ordered after the critical
+     *     section's WRITEs on the same queue pair by R6), or -1
+     * @return the number of nodes flushed
+     */
+    public int flush(int exceptNodeId) {
+        int flushed = 0;
+        for (int n = 0; n < unflushed.length; n++) {
+            RemoteAddress a = unflushed[n];
+            if (a == null || n == exceptNodeId) {
+                continue;
+            }
+            QueuePair qp = queuePair(n);
+            wr.read(scratch, 0, Long.BYTES, a.plus(-(a.address() & 7))).flags(WorkRequest.SIGNALED);
+            execute(qp, wr, "flush READ at " + a);
+            unflushed[n] = null;
+            flushed++;
+        }
+        return flushed;
     }
 
     /**

@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.Semaphore;
 
 /**
  * The software fabric's deterministic mode: application code runs unchanged on it, and every CPU access to
@@ -50,7 +49,7 @@ public final class DetFabric implements Fabric {
     private final List<Actor> actors = new ArrayList<>();
     /** Per request: what the completion reports. */
     private final List<WrMeta> wrMeta = new ArrayList<>();
-    private final Semaphore schedulerTurn = new Semaphore(0);
+    private final Handoff schedulerTurn = new Handoff();
     private volatile boolean running;
     private boolean closed;
     private long steps;
@@ -176,7 +175,7 @@ public final class DetFabric implements Fabric {
         final String name;
         final Runnable body;
         final int thread;
-        final Semaphore resume = new Semaphore(0);
+        final Handoff resume = new Handoff();
         Thread javaThread;
         boolean finished;
         Throwable failure;
@@ -237,8 +236,8 @@ public final class DetFabric implements Fabric {
             throw new NodeCrashedException(a.node.name());
         }
         machine.setPending(a.thread, op);
-        schedulerTurn.release();
-        a.resume.acquireUninterruptibly();
+        schedulerTurn.signal();
+        a.resume.await();
         if (machine.hasPending(a.thread) && (a.node.crashed || a.aborted)) {
             machine.clearPending(a.thread);
             if (a.aborted) {
@@ -402,7 +401,7 @@ public final class DetFabric implements Fabric {
     private void startActor(Actor a) {
         a.javaThread = new Thread(() -> {
             currentActor.set(a);
-            a.resume.acquireUninterruptibly();
+            a.resume.await();
             try {
                 a.body.run();
             } catch (NodeCrashedException e) {
@@ -411,7 +410,7 @@ public final class DetFabric implements Fabric {
                 a.failure = e;
             } finally {
                 a.finished = true;
-                schedulerTurn.release();
+                schedulerTurn.signal();
             }
         }, "det-" + a.name);
         a.javaThread.setDaemon(true);
@@ -424,8 +423,8 @@ public final class DetFabric implements Fabric {
         if (a.finished) {
             return;
         }
-        a.resume.release();
-        schedulerTurn.acquireUninterruptibly();
+        a.resume.signal();
+        schedulerTurn.await();
     }
 
     private void applyFaults(List<FaultPlan.Fault> faults, long[] delayedUntil) {

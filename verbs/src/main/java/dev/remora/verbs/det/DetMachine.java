@@ -1084,14 +1084,19 @@ public final class DetMachine {
 
     /**
      * @param step a step
-     * @return the node whose NIC performs it, or -1 for a CPU step (used to delay a NIC)
+     * @return the node whose NIC performs it, or -1 for a CPU step (used to delay a NIC): the target's NIC places and
+     *     reads remote data and performs atomics; the issuer's NIC reads sources, writes results and completes
      */
     public int nicNode(int step) {
         int kind = kindOf(step);
         if (kind == THREAD || kind == DRAIN) {
             return -1;
         }
-        return wr(indexOf(step)).node();
+        Wr w = wr(indexOf(step));
+        return switch (kind) {
+            case PUT_WRITE, GET_READ, ATOMIC_READ, ATOMIC_WRITE -> w.node();
+            default -> nodeOfThread(w.thread());
+        };
     }
 
     /**

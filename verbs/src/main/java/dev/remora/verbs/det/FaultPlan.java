@@ -56,7 +56,9 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /**
-     * A node's NIC is slow for a while: its sub-actions are chosen only when nothing else is enabled.
+     * A node's NIC is slow for a while: the sub-actions it performs (placing and reading remote data, atomics, for
+     * requests targeting it; source reads, result writes and completions, for requests it issues) are chosen only when
+     * nothing else is enabled.
      *
      * @param atStep when it starts
      * @param node the node id

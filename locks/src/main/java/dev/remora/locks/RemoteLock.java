@@ -1,0 +1,58 @@
+package dev.remora.locks;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A mutual-exclusion lock in some node's registered memory, usable from any node through one-sided verbs.
+ *
+ * <p>An instance is a <em>handle</em> for one thread, bound to that thread's {@link dev.remora.verbs.Endpoint}; create
+ * one handle per thread over the same lock address. The home node's own threads use the lock the same way, through a
+ * loopback queue pair: never with CPU atomics on the lock's words, which are not atomic against remote atomics under
+ * {@code IBV_ATOMIC_HCA} (MEMORY-MODEL.md R14, litmus L11, L16).
+ *
+ * <h2>Two kinds of release</h2>
+ * <ul>
+ *   <li>{@link #unlock()} (ordered, the default): the critical section's remote WRITEs made through the same endpoint
+ *       are visible to the next holder before the lock is free. WRITEs to the lock's own node are ordered before the
+ *       releasing WRITE on the same queue pair (R6); WRITEs to other nodes are flushed first by a READ on their queue
+ *       pair (R7; {@link dev.remora.verbs.Endpoint#flush(int)}). This forbids LK1.</li>
+ *   <li>{@link #unlockWeak()}: guarantees mutual exclusion only. A WRITE of the critical section to another node
+ *       may still be in flight when the next holder reads (LK1 is allowed); use it when the critical section wrote
+ *       nothing, or only to the lock's own node.</li>
+ * </ul>
+ *
+ * <p>Expected outcomes are {@link LockResult}s; misuse throws {@link IllegalStateException} (unlocking a lock this
+ * handle does not hold, acquiring twice). A home node that cannot be reached throws
+ * {@link dev.remora.verbs.RemoteAccessException}.
+ */
+public interface RemoteLock {
+
+    /** Acquires the lock, waiting as long as it takes. */
+    void lock();
+
+    /**
+     * One attempt.
+     *
+     * @return {@link LockResult#ACQUIRED} or {@link LockResult#CONTENDED} (or {@link LockResult#LEASE_EXPIRED} for a
+     *     lease lock taken over)
+     */
+    LockResult tryLock();
+
+    /**
+     * Acquires the lock unless the timeout passes first.
+     *
+     * @param timeout how long to try
+     * @param unit its unit
+     * @return {@link LockResult#ACQUIRED}, {@link LockResult#LEASE_EXPIRED} or {@link LockResult#TIMED_OUT}
+     */
+    LockResult lock(long timeout, TimeUnit unit);
+
+    /** Ordered release (see the class comment). */
+    void unlock();
+
+    /** Weak release: mutual exclusion only (see the class comment). */
+    void unlockWeak();
+
+    /** @return whether this handle holds the lock (as far as it knows: a lease may have expired) */
+    boolean isHeld();
+}
