@@ -214,6 +214,10 @@ public final class Checker {
             int hi = rets.length - 1;
             boolean complete = true;
             while (lo < hi) {
+                if (budget.expired() != null) {
+                    complete = false;
+                    break;
+                }
                 int mid = (lo + hi) >>> 1;
                 int r = run(model, model.init(), cut(model, part, rets[mid]), budget);
                 if (r == WglSearch.STOPPED) {
@@ -249,30 +253,42 @@ public final class Checker {
         Operation blocking = rec.blocking() >= 0 ? prefix.get(rec.blocking()) : null;
         int k = 0;
         if (window && budget.expired() == null) {
+            // A candidate k is a contiguous window when every one of the first k steps was invoked
+            // before every completed operation left in the window; checked in O(1) per k.
+            int np = partial.size();
+            long[] prefixMaxCall = new long[np + 1];
+            prefixMaxCall[0] = Long.MIN_VALUE;
+            for (int i = 0; i < np; i++) {
+                prefixMaxCall[i + 1] = Math.max(prefixMaxCall[i], partial.get(i).call());
+            }
+            java.util.Set<Operation> inPartial = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            inPartial.addAll(partial);
+            long restMinOkCall = Long.MAX_VALUE;
+            for (Operation op : prefix) {
+                if (op.isOk() && !inPartial.contains(op)) {
+                    restMinOkCall = Math.min(restMinOkCall, op.call());
+                }
+            }
             int tries = 0;
-            for (int cand = partial.size(); cand > 0 && tries < MAX_WINDOW_TRIES; cand--) {
-                List<Operation> rest = without(prefix, partial, cand);
-                long start = Long.MAX_VALUE;
-                for (Operation op : rest) {
-                    if (op.isOk()) {
-                        start = Math.min(start, op.call());
+            for (int cand = np; cand > 0 && tries < MAX_WINDOW_TRIES && budget.expired() == null; cand--) {
+                Operation joining = partial.get(cand - 1);
+                if (prefixMaxCall[cand] >= restMinOkCall) {
+                    if (joining.isOk()) {
+                        restMinOkCall = Math.min(restMinOkCall, joining.call());
                     }
-                }
-                boolean contiguous = true;
-                for (int i = 0; i < cand && contiguous; i++) {
-                    contiguous = partial.get(i).call() < start;
-                }
-                if (!contiguous) {
                     continue;
                 }
                 tries++;
-                int r = run(model, stateValues.get(cand), rest, budget);
+                int r = run(model, stateValues.get(cand), without(prefix, partial, cand), budget);
                 if (r == WglSearch.STOPPED) {
                     break;
                 }
                 if (r == WglSearch.NOT_LINEARIZABLE) {
                     k = cand;
                     break;
+                }
+                if (joining.isOk()) {
+                    restMinOkCall = Math.min(restMinOkCall, joining.call());
                 }
             }
         }
