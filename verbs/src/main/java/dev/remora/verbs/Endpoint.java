@@ -205,13 +205,14 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * Posts one request through the endpoint's tag and waits for it.
+     * Posts one request through the endpoint's tag and waits for it. The description for exceptions is built only on
+     * failure, so the hot path allocates nothing.
      *
      * @param qp the queue pair
      * @param request the request
-     * @param what a description for exceptions
+     * @param address the remote address, for messages
      */
-    private void execute(QueuePair qp, WorkRequest request, String what) {
+    private void execute(QueuePair qp, WorkRequest request, RemoteAddress address) {
         while (tag.post(qp, request) == QueuePair.QUEUE_FULL) {
             tag.await(context.operationTimeoutNs());
         }
@@ -225,9 +226,19 @@ public final class Endpoint implements AutoCloseable {
             // The abandoned request will never be counted: later waits use a fresh tag, and a late completion of the
             // old one is routed to the old tag, where nobody waits for it.
             tag = dispatcher.newTag("endpoint");
-            throw new VerbsTimeoutException(what + " did not complete within " + context.operationTimeoutNs() + " ns");
+            throw new VerbsTimeoutException(describe(request, address) + " did not complete within "
+                + context.operationTimeoutNs() + " ns");
         }
-        throw new RemoteAccessException(tag.lastError(), what);
+        throw new RemoteAccessException(tag.lastError(), describe(request, address));
+    }
+
+    private static String describe(WorkRequest request, RemoteAddress address) {
+        return switch (request.opcode()) {
+            case READ, WRITE -> request.opcode() + " of " + request.length() + " bytes at " + address;
+            case CAS -> "CAS at " + address;
+            case FETCH_ADD -> "FETCH_ADD at " + address;
+            default -> request.opcode() + " to " + address;
+        };
     }
 
     /**
@@ -239,7 +250,7 @@ public final class Endpoint implements AutoCloseable {
     public long readLong(RemoteAddress address) {
         QueuePair qp = queuePair(address.nodeId());
         wr.read(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, "READ of " + Long.BYTES + " bytes at " + address);
+        execute(qp, wr, address);
         return scratch.getLong(0);
     }
 
@@ -254,7 +265,7 @@ public final class Endpoint implements AutoCloseable {
     public void read(RemoteAddress address, MemoryRegion destination, long offset, int length) {
         QueuePair qp = queuePair(address.nodeId());
         wr.read(destination, offset, length, address).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, "READ of " + length + " bytes at " + address);
+        execute(qp, wr, address);
     }
 
     /**
@@ -267,7 +278,7 @@ public final class Endpoint implements AutoCloseable {
         QueuePair qp = queuePair(address.nodeId());
         scratch.putLong(0, value);
         wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
-        execute(qp, wr, "WRITE of " + Long.BYTES + " bytes at " + address);
+        execute(qp, wr, address);
         markWritten(address);
     }
 
@@ -282,7 +293,7 @@ public final class Endpoint implements AutoCloseable {
     public void write(RemoteAddress address, MemoryRegion source, long offset, int length) {
         QueuePair qp = queuePair(address.nodeId());
         wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, "WRITE of " + length + " bytes at " + address);
+        execute(qp, wr, address);
         markWritten(address);
     }
 
@@ -317,7 +328,7 @@ public final class Endpoint implements AutoCloseable {
             }
             QueuePair qp = queuePair(n);
             wr.read(scratch, 0, Long.BYTES, a.plus(-(a.address() & 7))).flags(WorkRequest.SIGNALED);
-            execute(qp, wr, "flush READ at " + a);
+            execute(qp, wr, a);
             unflushed[n] = null;
             flushed++;
         }
@@ -335,7 +346,7 @@ public final class Endpoint implements AutoCloseable {
     public long cas(RemoteAddress address, long expected, long desired) {
         QueuePair qp = queuePair(address.nodeId());
         wr.cas(scratch, 0, address, expected, desired).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, "CAS at " + address);
+        execute(qp, wr, address);
         return scratch.getLong(0);
     }
 
@@ -349,7 +360,7 @@ public final class Endpoint implements AutoCloseable {
     public long faa(RemoteAddress address, long delta) {
         QueuePair qp = queuePair(address.nodeId());
         wr.faa(scratch, 0, address, delta).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, "FETCH_ADD at " + address);
+        execute(qp, wr, address);
         return scratch.getLong(0);
     }
 

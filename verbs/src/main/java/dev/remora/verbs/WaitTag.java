@@ -173,20 +173,24 @@ public final class WaitTag {
     public WaitStatus await(long timeoutNs) {
         long target = posted;
         if ((long) COMPLETED.getVolatile(this) < target) {
-            CompletionQueue cq = dispatcher.completionQueue();
-            long start = cq.nanoTime();
-            while ((long) COMPLETED.getVolatile(this) < target) {
-                if (dispatcher.pump(buffer, this, 0) > 0) {
-                    continue;
-                }
-                long waited = cq.nanoTime() - start;
-                if (waited >= timeoutNs) {
-                    return WaitStatus.TIMED_OUT;
-                }
-                if (waited < spinBeforeBlockNs) {
-                    Thread.onSpinWait();
-                } else {
-                    dispatcher.pump(buffer, this, Math.min(timeoutNs - waited, 1_000_000L));
+            // Poll once before reading the clock: with no latency the completion is usually already queued.
+            dispatcher.pump(buffer, this, 0);
+            if ((long) COMPLETED.getVolatile(this) < target) {
+                CompletionQueue cq = dispatcher.completionQueue();
+                long start = cq.nanoTime();
+                while ((long) COMPLETED.getVolatile(this) < target) {
+                    if (dispatcher.pump(buffer, this, 0) > 0) {
+                        continue;
+                    }
+                    long waited = cq.nanoTime() - start;
+                    if (waited >= timeoutNs) {
+                        return WaitStatus.TIMED_OUT;
+                    }
+                    if (waited < spinBeforeBlockNs) {
+                        Thread.onSpinWait();
+                    } else {
+                        dispatcher.pump(buffer, this, Math.min(timeoutNs - waited, 1_000_000L));
+                    }
                 }
             }
         }

@@ -15,13 +15,29 @@ final class SimCompletionQueue implements CompletionQueue {
     private static final long SPIN_NS = 10_000;
 
     private final SimFabric fabric;
+    private static final java.lang.invoke.VarHandle RESERVED;
+
+    static {
+        try {
+            RESERVED = java.lang.invoke.MethodHandles.lookup().findVarHandle(SimCompletionQueue.class, "reserved",
+                int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Slots; a power of two at least {@link #depth}, indexed with {@link #mask}. */
     private final Completion[] ring;
+    private final int mask;
+    private final int depth;
     private long head;
     private long tail;
-    private int reserved;
+    /** Slots promised to posted requests (lock-free: posting and polling threads update it). */
+    @SuppressWarnings("unused") // accessed through RESERVED
+    private volatile int reserved;
     private int waiters;
     private long wakeups;
-    private boolean closed;
+    private volatile boolean closed;
     /**
      * Queue pairs whose send queue completes here. A poller that finds the ring empty progresses them itself when
      * their next request is due, as a polling-driven NIC would, so a spinning waiter never depends on a NIC thread
@@ -31,34 +47,41 @@ final class SimCompletionQueue implements CompletionQueue {
 
     SimCompletionQueue(SimFabric fabric, int depth) {
         this.fabric = fabric;
-        this.ring = new Completion[depth];
-        for (int i = 0; i < depth; i++) {
+        this.depth = depth;
+        int size = depth == 1 ? 1 : Integer.highestOneBit(depth - 1) << 1;
+        this.ring = new Completion[size];
+        this.mask = size - 1;
+        for (int i = 0; i < size; i++) {
             ring[i] = new Completion();
         }
     }
 
     @Override
     public int depth() {
-        return ring.length;
+        return depth;
     }
 
-    synchronized boolean reserve(int n) {
+    boolean reserve(int n) {
         if (closed) {
             throw new IllegalStateException("completion queue is closed");
         }
-        if (reserved + n > ring.length) {
-            return false;
+        while (true) {
+            int r = (int) RESERVED.getVolatile(this);
+            if (r + n > depth) {
+                return false;
+            }
+            if (RESERVED.compareAndSet(this, r, r + n)) {
+                return true;
+            }
         }
-        reserved += n;
-        return true;
     }
 
-    synchronized void release(int n) {
-        reserved -= n;
+    void release(int n) {
+        RESERVED.getAndAdd(this, -n);
     }
 
     synchronized void deliver(long wrId, WcStatus status, Opcode opcode, int bytes, int qpn) {
-        ring[(int) (tail++ % ring.length)].set(wrId, status, opcode, bytes, qpn, 0);
+        ring[(int) tail++ & mask].set(wrId, status, opcode, bytes, qpn, 0);
         if (waiters > 0) {
             notifyAll();
         }
@@ -105,9 +128,11 @@ final class SimCompletionQueue implements CompletionQueue {
         }
         int n = (int) Math.min(tail - head, max);
         for (int i = 0; i < n; i++) {
-            out[i].copyFrom(ring[(int) (head++ % ring.length)]);
+            out[i].copyFrom(ring[(int) head++ & mask]);
         }
-        reserved -= n;
+        if (n > 0) {
+            RESERVED.getAndAdd(this, -n);
+        }
         return n;
     }
 

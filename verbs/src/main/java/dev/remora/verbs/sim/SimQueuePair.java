@@ -49,7 +49,10 @@ final class SimQueuePair implements QueuePair {
     private volatile SimQueuePair peer;
     private volatile QpState state = QpState.RESET;
 
+    /** Ring of send-queue entries; its length is a power of two at least the configured depth. */
     private final Wqe[] sq;
+    private final int sqMask;
+    private final int sqDepth;
     private long head;
     private long executed;
     private long tail;
@@ -87,7 +90,9 @@ final class SimQueuePair implements QueuePair {
         this.retryTimeoutNs = ctx.retryTimeoutNs();
         this.rnrTimeoutNs = ctx.rnrTimeoutNs();
         this.maxInlineBytes = ctx.maxInlineBytes();
-        this.sq = new Wqe[sendCq == null ? 0 : ctx.sendQueueDepth()];
+        this.sqDepth = sendCq == null ? 0 : ctx.sendQueueDepth();
+        this.sq = new Wqe[sqDepth == 0 ? 0 : Integer.highestOneBit(sqDepth - 1) << 1 | (sqDepth == 1 ? 1 : 0)];
+        this.sqMask = sq.length - 1;
         for (int i = 0; i < sq.length; i++) {
             sq[i] = new Wqe();
         }
@@ -145,7 +150,7 @@ final class SimQueuePair implements QueuePair {
         validate(wr, 0);
         synchronized (this) {
             checkPostable();
-            if (tail - head + 1 > sq.length || !sendCq.reserve(1)) {
+            if (tail - head + 1 > sqDepth || !sendCq.reserve(1)) {
                 return QUEUE_FULL;
             }
             long now = startDoorbell();
@@ -169,7 +174,7 @@ final class SimQueuePair implements QueuePair {
         }
         synchronized (this) {
             checkPostable();
-            if (tail - head + count > sq.length || !sendCq.reserve(count)) {
+            if (tail - head + count > sqDepth || !sendCq.reserve(count)) {
                 return QUEUE_FULL;
             }
             long now = startDoorbell();
@@ -220,7 +225,7 @@ final class SimQueuePair implements QueuePair {
     }
 
     private void enqueue(WorkRequest wr, long now) {
-        Wqe w = sq[(int) (tail % sq.length)];
+        Wqe w = sq[(int) tail & sqMask];
         w.copyFrom(wr);
         switch (w.opcode) {
             case READ -> {
@@ -324,16 +329,15 @@ final class SimQueuePair implements QueuePair {
      * @return the fabric time of the next thing due, or {@link Long#MAX_VALUE} if the queue is empty
      */
     private long progress(long now) {
-        int n = sq.length;
         while (executed < tail) {
-            Wqe w = sq[(int) (executed % n)];
+            Wqe w = sq[(int) executed & sqMask];
             if (w.executeAtNs > now || !execute(w)) {
                 break;
             }
             executed++;
         }
         while (head < executed) {
-            Wqe w = sq[(int) (head % n)];
+            Wqe w = sq[(int) head & sqMask];
             if (w.completeAtNs > now) {
                 break;
             }
@@ -343,8 +347,8 @@ final class SimQueuePair implements QueuePair {
         if (head == tail) {
             return Long.MAX_VALUE;
         }
-        long next = head < executed ? sq[(int) (head % n)].completeAtNs : Long.MAX_VALUE;
-        return executed < tail ? Math.min(next, sq[(int) (executed % n)].executeAtNs) : next;
+        long next = head < executed ? sq[(int) head & sqMask].completeAtNs : Long.MAX_VALUE;
+        return executed < tail ? Math.min(next, sq[(int) executed & sqMask].executeAtNs) : next;
     }
 
     /** Called by a poller of the send completion queue that found it empty. */
