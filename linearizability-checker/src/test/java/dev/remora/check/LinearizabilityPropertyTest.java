@@ -8,6 +8,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.statistics.Statistics;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -89,31 +90,56 @@ class LinearizabilityPropertyTest {
         Simulation.RealObject obj = Simulation.object(model);
         Random rnd = new Random(seed);
         List<Event> events = new ArrayList<>(Simulation.run(obj, rnd, processes, ops, crashPct));
-        // Scramble: swap the outputs of two completions of the same function, or mutate one.
+        // Scramble: give one or two completions the output of another completion of the same
+        // function, or another operation's argument, so that both verdicts occur often.
         List<Integer> oks = new ArrayList<>();
+        List<Object> inputs = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
             if (events.get(i).type() == EventType.OK) {
                 oks.add(i);
+            } else if (events.get(i).type() == EventType.INVOKE && events.get(i).value() != null) {
+                inputs.add(events.get(i).value());
             }
         }
-        if (oks.size() >= 2 && rnd.nextBoolean()) {
+        int mutations = oks.isEmpty() || rnd.nextInt(4) == 0 ? 0 : 1 + rnd.nextInt(2);
+        for (int k = 0; k < mutations; k++) {
             int a = oks.get(rnd.nextInt(oks.size()));
-            int b = oks.get(rnd.nextInt(oks.size()));
             Event ea = events.get(a);
-            Event eb = events.get(b);
-            if (ea.function().equals(eb.function())) {
-                events.set(a, new Event(ea.process(), ea.type(), ea.function(), ea.key(), eb.value(), ea.timeNs(), ea.line()));
-                events.set(b, new Event(eb.process(), eb.type(), eb.function(), eb.key(), ea.value(), eb.timeNs(), eb.line()));
+            List<Object> pool = new ArrayList<>(inputs);
+            for (int i : oks) {
+                if (events.get(i).function().equals(ea.function())) {
+                    pool.add(events.get(i).value());
+                }
             }
+            if (ea.value() instanceof Long || ea.value() == null) {
+                pool.add((long) rnd.nextInt(6));
+            }
+            Object v = pool.get(rnd.nextInt(pool.size()));
+            if (ea.value() instanceof List && model.equals("set")) {
+                List<Object> l = new ArrayList<>((List<?>) ea.value());
+                if (!l.isEmpty() && rnd.nextBoolean()) {
+                    l.remove(rnd.nextInt(l.size()));
+                } else {
+                    l.add((long) rnd.nextInt(6));
+                }
+                v = l;
+            }
+            events.set(a, new Event(ea.process(), ea.type(), ea.function(), ea.key(), v, ea.timeNs(), ea.line()));
         }
-        if (model.equals("mutex") && events.size() > 2 && rnd.nextBoolean()) {
-            // Drop one event pair's completion order by reordering a random adjacent pair of events.
-            int i = rnd.nextInt(events.size() - 1);
-            Event x = events.get(i);
-            Event y = events.get(i + 1);
-            if (!x.process().equals(y.process())) {
-                events.set(i, new Event(y.process(), y.type(), y.function(), y.key(), y.value(), x.timeNs(), x.line()));
-                events.set(i + 1, new Event(x.process(), x.type(), x.function(), x.key(), x.value(), y.timeNs(), y.line()));
+        if (model.equals("mutex") && rnd.nextBoolean()) {
+            // Forget one completed release: the next acquire then finds the lock held.
+            for (int i = events.size() - 1; i >= 0; i--) {
+                Event e = events.get(i);
+                if (e.type() == EventType.OK && e.function().equals("release")) {
+                    for (int j = i - 1; j >= 0; j--) {
+                        if (events.get(j).process().equals(e.process()) && events.get(j).type() == EventType.INVOKE) {
+                            events.remove(i);
+                            events.remove(j);
+                            break;
+                        }
+                    }
+                    break;
+                }
             }
         }
         History h = History.fromEvents("small", HistoryFormat.JSONL, events);
@@ -123,6 +149,17 @@ class LinearizabilityPropertyTest {
             return;
         }
         boolean expected = BruteForce.linearizable(m, h.operations());
+        Statistics.label("linearizable").collect(expected);
+        Statistics.label("model").collect(model, expected);
+        Statistics.label("linearizable").coverage(c -> {
+            c.check(true).percentage(p -> p >= 10);
+            c.check(false).percentage(p -> p >= 10);
+        });
+        Statistics.label("model").coverage(c -> {
+            for (String name : Simulation.MODELS) {
+                c.check(name, false).count(n -> n >= 1);
+            }
+        });
         CheckResult r = Checker.check(h, m);
         assertEquals(expected ? Verdict.LINEARIZABLE : Verdict.NOT_LINEARIZABLE, r.verdict(),
                 () -> model + " " + h.operations());
