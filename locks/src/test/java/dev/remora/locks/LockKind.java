@@ -53,6 +53,38 @@ enum LockKind {
         int minRoundTrips() {
             return 2;
         }
+    },
+    LEASE {
+        @Override
+        RemoteAddress create(Node home, int handles) {
+            return LeaseLock.create(home);
+        }
+
+        @Override
+        RemoteLock attach(Endpoint ep, RemoteAddress lock, int handles, int index) {
+            return LeaseLock.attach(ep, lock, 60_000_000_000L, 1_000_000_000L);
+        }
+
+        @Override
+        int minRoundTrips() {
+            return 3;
+        }
+    },
+    READ_WRITE {
+        @Override
+        RemoteAddress create(Node home, int handles) {
+            return RemoteReadWriteLock.create(home);
+        }
+
+        @Override
+        RemoteLock attach(Endpoint ep, RemoteAddress lock, int handles, int index) {
+            return RemoteReadWriteLock.attach(ep, lock).writeLock();
+        }
+
+        @Override
+        int minRoundTrips() {
+            return 3;
+        }
     };
 
     abstract RemoteAddress create(Node home, int handles);
