@@ -1,6 +1,18 @@
 package dev.remora.cli;
 
+import dev.remora.check.CheckOptions;
+import dev.remora.check.CheckResult;
+import dev.remora.check.Checker;
+import dev.remora.check.Event;
+import dev.remora.check.EventType;
+import dev.remora.check.History;
+import dev.remora.check.HistoryFormat;
+import dev.remora.check.Verdict;
+import dev.remora.check.model.MutexModel;
+import dev.remora.locks.TicketLock;
 import dev.remora.objects.RemoteCounter;
+import dev.remora.verbs.Access;
+import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
@@ -22,12 +34,15 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code remora demo}: a 3-node software fabric (one home node holding a {@link RemoteCounter}, two client nodes),
  * client threads incrementing it for a few seconds, then a check that the final count equals the number of
- * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles.
+ * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles; then a
+ * lock workload whose recorded acquire/release history is checked with the linearizability checker.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
         + "software fabric, checks the final count and prints throughput, round trips per operation and latency.")
 public final class DemoCommand implements Callable<Integer> {
+    /** Acquisitions in the lock workload (bounded, so the history stays quick to check). */
+    static final int LOCK_ACQUISITIONS = 4_000;
 
     @Option(names = "--seconds", defaultValue = "3", description = "How long the workload runs (default ${DEFAULT-VALUE}).")
     double seconds;
@@ -134,8 +149,85 @@ public final class DemoCommand implements Callable<Integer> {
             row(out, "latency p99", micros(all.getValueAtPercentile(99)));
             row(out, "latency max", micros(all.getMaxValue()));
             out.flush();
-            return ok ? 0 : 1;
+            boolean lockOk = lockWorkload(out, fabric, home, clients);
+            return ok && lockOk ? 0 : 1;
         }
+    }
+
+    /**
+     * The lock workload: threads take a {@link TicketLock} on the home node, increment a counter on another node with
+     * a plain READ and WRITE inside the critical section, and record invoke/ok events of every acquire and release;
+     * the history is then checked with the linearizability checker's mutex model.
+     */
+    private boolean lockWorkload(PrintWriter out, SimFabric fabric, Node home, Node[] clients) throws Exception {
+        Node dataNode = fabric.addNode("N3-data");
+        RemoteAddress lock = TicketLock.create(home);
+        MemoryRegion data = dataNode.allocate(8, Access.ALL);
+        int lockThreads = Math.min(threads, 4);
+        int perThread = LOCK_ACQUISITIONS / lockThreads;
+        List<List<Event>> events = new ArrayList<>();
+        List<Thread> running = new ArrayList<>();
+        Throwable[] failure = new Throwable[1];
+        long start = System.nanoTime();
+        for (int t = 0; t < lockThreads; t++) {
+            List<Event> mine = new ArrayList<>();
+            events.add(mine);
+            int process = t;
+            Node node = clients[t % 2];
+            Thread thread = new Thread(() -> {
+                try (Endpoint ep = Endpoint.open(node)) {
+                    TicketLock l = TicketLock.attach(ep, lock);
+                    for (int i = 0; i < perThread; i++) {
+                        mine.add(new Event(process, EventType.INVOKE, "acquire", null, null, System.nanoTime(), 0));
+                        l.lock();
+                        mine.add(new Event(process, EventType.OK, "acquire", null, null, System.nanoTime(), 0));
+                        long v = ep.readLong(data.remote(0));
+                        ep.writeLong(data.remote(0), v + 1);
+                        mine.add(new Event(process, EventType.INVOKE, "release", null, null, System.nanoTime(), 0));
+                        l.unlock();
+                        mine.add(new Event(process, EventType.OK, "release", null, null, System.nanoTime(), 0));
+                    }
+                } catch (Throwable e) {
+                    failure[0] = e;
+                }
+            }, "demo-lock-" + t);
+            running.add(thread);
+            thread.start();
+        }
+        for (Thread thread : running) {
+            thread.join();
+        }
+        long elapsedNs = System.nanoTime() - start;
+        if (failure[0] != null) {
+            out.println("a lock thread failed: " + failure[0]);
+            return false;
+        }
+        List<Event> merged = new ArrayList<>();
+        events.forEach(merged::addAll);
+        merged.sort(java.util.Comparator.comparingLong(Event::timeNs));
+        List<Event> numbered = new ArrayList<>();
+        for (int i = 0; i < merged.size(); i++) {
+            Event e = merged.get(i);
+            numbered.add(new Event(e.process(), e.type(), e.function(), null, null, e.timeNs(), i + 1));
+        }
+        long checkStart = System.nanoTime();
+        CheckResult verdict = Checker.check(History.fromEvents("demo-lock", HistoryFormat.JSONL, numbered),
+            new MutexModel(), CheckOptions.DEFAULTS.withTimeLimitSeconds(30));
+        long checkNs = System.nanoTime() - checkStart;
+        long acquisitions = (long) perThread * lockThreads;
+        long counted = data.getLongVolatile(0);
+        out.println();
+        out.printf(Locale.ROOT, "Lock workload: TicketLock on %s, %d threads, counter on %s incremented inside the "
+            + "critical section%n", home.name(), lockThreads, dataNode.name());
+        row(out, "acquisitions", String.format(Locale.ROOT, "%,d in %.2f s", acquisitions, elapsedNs / 1e9));
+        row(out, "counter check", counted == acquisitions ? "PASS (counter = acquisitions)"
+            : "FAIL (counter " + counted + " after " + acquisitions + " acquisitions)");
+        row(out, "history", String.format(Locale.ROOT, "%,d operations (acquire/release)", verdict.operations()));
+        row(out, "checker (mutex model)", verdict.verdict().name().toLowerCase(Locale.ROOT).replace('_', '-')
+            + String.format(Locale.ROOT, " in %.2f s", checkNs / 1e9)
+            + (verdict.cause() == null ? "" : " (" + verdict.cause() + ")"));
+        out.flush();
+        return counted == acquisitions && verdict.verdict() == Verdict.LINEARIZABLE;
     }
 
     private static void runWorker(Worker w, Node node, RemoteAddress word, CountDownLatch ready, CountDownLatch go,

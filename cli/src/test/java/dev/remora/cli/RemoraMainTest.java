@@ -28,6 +28,8 @@ class RemoraMainTest {
         assertTrue(r[1].contains("count check") && r[1].contains("PASS"), r[1]);
         assertTrue(r[1].contains("round trips per increment") && r[1].contains("1.000"), r[1]);
         assertTrue(r[1].contains("latency p99"), r[1]);
+        assertTrue(r[1].contains("checker (mutex model)        linearizable"), r[1]);
+        assertTrue(r[1].contains("PASS (counter = acquisitions)"), r[1]);
     }
 
     @Test
