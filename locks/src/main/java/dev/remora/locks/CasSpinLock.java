@@ -98,17 +98,7 @@ public final class CasSpinLock implements RemoteLock {
 
     @Override
     public LockResult lock(long timeout, TimeUnit unit) {
-        long deadline = LockSupport.deadline(endpoint, unit.toNanos(timeout));
-        backoff.reset();
-        while (true) {
-            if (tryLock() == LockResult.ACQUIRED) {
-                return LockResult.ACQUIRED;
-            }
-            if (endpoint.nanoTime() >= deadline) {
-                return LockResult.TIMED_OUT;
-            }
-            backoff.pause();
-        }
+        return LockSupport.retryUntil(endpoint, backoff, this::tryLock, unit.toNanos(timeout));
     }
 
     @Override

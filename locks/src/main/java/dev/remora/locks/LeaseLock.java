@@ -145,18 +145,7 @@ public final class LeaseLock implements RemoteLock {
 
     @Override
     public LockResult lock(long timeout, TimeUnit unit) {
-        long deadline = LockSupport.deadline(endpoint, unit.toNanos(timeout));
-        backoff.reset();
-        while (true) {
-            LockResult r = tryLock();
-            if (r.acquired()) {
-                return r;
-            }
-            if (endpoint.nanoTime() >= deadline) {
-                return LockResult.TIMED_OUT;
-            }
-            backoff.pause();
-        }
+        return LockSupport.retryUntil(endpoint, backoff, this::tryLock, unit.toNanos(timeout));
     }
 
     /**

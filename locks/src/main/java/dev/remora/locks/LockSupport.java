@@ -34,6 +34,26 @@ final class LockSupport {
         endpoint.flush(lockWord.nodeId());
     }
 
+    /**
+     * The timed acquire every lock shares: attempts until one acquires or the fabric clock passes the deadline, with
+     * backoff between attempts.
+     */
+    static LockResult retryUntil(Endpoint endpoint, Backoff backoff, java.util.function.Supplier<LockResult> attempt,
+                                 long timeoutNs) {
+        long deadline = deadline(endpoint, timeoutNs);
+        backoff.reset();
+        while (true) {
+            LockResult r = attempt.get();
+            if (r.acquired()) {
+                return r;
+            }
+            if (endpoint.nanoTime() >= deadline) {
+                return LockResult.TIMED_OUT;
+            }
+            backoff.pause();
+        }
+    }
+
     static long deadline(Endpoint endpoint, long timeoutNs) {
         long now = endpoint.nanoTime();
         return timeoutNs >= Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNs;

@@ -94,18 +94,7 @@ public final class RemoteReadWriteLock {
     }
 
     private LockResult retryUntil(java.util.function.Supplier<LockResult> attempt, long timeoutNs) {
-        long deadline = LockSupport.deadline(endpoint, timeoutNs);
-        backoff.reset();
-        while (true) {
-            LockResult r = attempt.get();
-            if (r == LockResult.ACQUIRED) {
-                return r;
-            }
-            if (endpoint.nanoTime() >= deadline) {
-                return LockResult.TIMED_OUT;
-            }
-            backoff.pause();
-        }
+        return LockSupport.retryUntil(endpoint, backoff, attempt, timeoutNs);
     }
 
     private final class ReadView implements RemoteLock {
