@@ -1,0 +1,4 @@
+---- MODULE MCCasSpinLockWeak ----
+(* The Weak model of MCCasSpinLock.tla; see MCCasSpinLockWeak.cfg. *)
+EXTENDS MCCasSpinLock
+====

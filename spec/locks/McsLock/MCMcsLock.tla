@@ -1,0 +1,21 @@
+----------------------------- MODULE MCMcsLock -----------------------------
+(***************************************************************************)
+(* Model of McsLock: threads t1 on N1 and t2 on N2 (ids 1, 2), each with  *)
+(* its queue node at home, tail on node H, the CS word d on node D.        *)
+(*   MCMcsLock.cfg         ordered release: all properties hold             *)
+(*   MCMcsLockUnsafe.cfg   unlockWeak with Publication: violated (LK1)      *)
+(*   MCMcsLockDoorway.cfg  starvation freedom from the doorway: violated    *)
+(***************************************************************************)
+EXTENDS McsLock
+
+MCThreads == {"t1", "t2"}                                   \* two contending threads
+MCNodes == {"N1", "N2", "H", "D"}                           \* their nodes, the lock's home, the data node
+MCNodeOf == [t \in MCThreads |-> IF t = "t1" THEN "N1" ELSE "N2"]
+MCId == [t \in MCThreads |-> IF t = "t1" THEN 1 ELSE 2]     \* queue index + 1
+MCQLocked == [t \in MCThreads |-> "locked_" \o t]           \* queue-node words
+MCQNext == [t \in MCThreads |-> "next_" \o t]
+MCLocs == {"tail", "d", "locked_t1", "next_t1", "locked_t2", "next_t2"}
+MCHomeOf == [l \in MCLocs |-> CASE l = "tail" -> "H" [] l = "d" -> "D"
+                                 [] l \in {"locked_t1", "next_t1"} -> "N1" [] OTHER -> "N2"]
+MCInitMem == [l \in MCLocs |-> 0]                           \* tail free, queue nodes zero, d = 0
+=============================================================================

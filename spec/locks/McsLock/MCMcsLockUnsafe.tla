@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockUnsafe ----
+(* The Unsafe model of MCMcsLock.tla; see MCMcsLockUnsafe.cfg. *)
+EXTENDS MCMcsLock
+====

@@ -1,0 +1,4 @@
+---- MODULE MCReadWriteLockUnsafe ----
+(* The unsafe model of MCReadWriteLock.tla; see MCReadWriteLockUnsafe.cfg. *)
+EXTENDS MCReadWriteLock
+====

@@ -1,0 +1,4 @@
+---- MODULE MCTicketLockUnsafe ----
+(* The unsafe model of MCTicketLock.tla; see MCTicketLockUnsafe.cfg. *)
+EXTENDS MCTicketLock
+====
