@@ -1,0 +1,4 @@
+---- MODULE MCReadWriteLockFull ----
+(* The spec-full model of MCReadWriteLock.tla; see MCReadWriteLockFull.cfg. *)
+EXTENDS MCReadWriteLock
+====
