@@ -118,7 +118,7 @@ public final class CasSpinLock implements RemoteLock {
     private void release() {
         held = false;
         // The releasing WRITE follows the critical section's WRITEs to the home on the same queue pair (R6).
-        endpoint.writeLong(word, 0);
+        endpoint.writeLong(word, 0, false);
     }
 
     private void checkHeld() {

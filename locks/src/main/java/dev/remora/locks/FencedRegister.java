@@ -87,6 +87,36 @@ public final class FencedRegister {
         }
     }
 
+    /**
+     * Raises the register's token to {@code token} without changing its value, so that from now on writes with older
+     * tokens are refused. A new lease holder calls this on every register it will use before trusting them: without
+     * it, a stale holder's write still lands until the new holder's first write.
+     *
+     * @param token the caller's fencing token
+     * @return {@link WriteResult#WRITTEN} if the register now carries {@code token}, {@link WriteResult#STALE_TOKEN} if
+     *     a newer token already has
+     */
+    public WriteResult fence(long token) {
+        if (token <= 0 || token > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("a fencing token must be in 1..2^32-1: " + token);
+        }
+        long current = endpoint.readLong(word);
+        while (true) {
+            long storedToken = current >>> 32;
+            if (storedToken > token) {
+                return WriteResult.STALE_TOKEN;
+            }
+            if (storedToken == token) {
+                return WriteResult.WRITTEN;
+            }
+            long witnessed = endpoint.cas(word, current, token << 32 | (current & 0xFFFF_FFFFL));
+            if (witnessed == current) {
+                return WriteResult.WRITTEN;
+            }
+            current = witnessed;
+        }
+    }
+
     /** @return the value */
     public int read() {
         return (int) endpoint.readLong(word);

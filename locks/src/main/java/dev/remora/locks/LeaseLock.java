@@ -161,7 +161,7 @@ public final class LeaseLock implements RemoteLock {
             return false;
         }
         renewedAtNs = now; // measured from before the WRITE is posted: conservative
-        endpoint.writeLong(heartbeat, token << 20 | ++beats);
+        endpoint.writeLong(heartbeat, token << 20 | ++beats, false);
         return true;
     }
 

@@ -91,8 +91,8 @@ public final class McsLock implements RemoteLock {
         qnodes[index] = mine;
         // Publish this handle's queue node in its slot (read by a successor or predecessor that learns our index).
         RemoteAddress slot = base.plus(SLOTS_OFFSET + (long) SLOT_LENGTH * index);
-        endpoint.writeLong(slot, ((long) mine.nodeId() << 32) | (mine.rkey() & 0xFFFF_FFFFL));
-        endpoint.writeLong(slot.plus(8), mine.address());
+        endpoint.writeLong(slot, ((long) mine.nodeId() << 32) | (mine.rkey() & 0xFFFF_FFFFL), false);
+        endpoint.writeLong(slot.plus(8), mine.address(), false);
     }
 
     /**
@@ -165,7 +165,7 @@ public final class McsLock implements RemoteLock {
         }
         if (prev != 0) {
             // Link behind the predecessor, then wait on our own memory for its handover WRITE.
-            endpoint.writeLong(qnodeOf(prev).plus(QNODE_NEXT_OFFSET), me);
+            endpoint.writeLong(qnodeOf(prev).plus(QNODE_NEXT_OFFSET), me, false);
             backoff.reset();
             while (qnode.getLong(QNODE_LOCKED_OFFSET) != 0) {
                 backoff.pause();
@@ -227,7 +227,7 @@ public final class McsLock implements RemoteLock {
             // on the same queue pair, R6).
             endpoint.flush(succ.nodeId());
         }
-        endpoint.writeLong(succ.plus(QNODE_LOCKED_OFFSET), 0);
+        endpoint.writeLong(succ.plus(QNODE_LOCKED_OFFSET), 0, false);
     }
 
     private void checkNotHeld() {

@@ -100,7 +100,22 @@ public final class RemoteReadWriteLock {
     private final class ReadView implements RemoteLock {
         @Override
         public void lock() {
-            retryUntil(this::tryLock, Long.MAX_VALUE);
+            retryUntil(this::attempt, Long.MAX_VALUE);
+        }
+
+        /**
+         * One attempt that, when a writer is active or waiting, waits with READs until it is through before the next
+         * FETCH_ADD: repeated +1/-1 pairs would keep failing a waiting writer's CAS.
+         */
+        private LockResult attempt() {
+            LockResult r = tryLock();
+            if (r == LockResult.CONTENDED) {
+                backoff.reset();
+                while ((endpoint.readLong(word) & ~READERS_MASK) != 0) {
+                    backoff.pause();
+                }
+            }
+            return r;
         }
 
         @Override

@@ -162,7 +162,7 @@ public final class TicketLock implements RemoteLock {
         held = false;
         // Pairs with the next ticket holder's READ of serving; ordered after the critical section's WRITEs to the
         // home by R6 (same queue pair).
-        endpoint.writeLong(serving, ticket + 1);
+        endpoint.writeLong(serving, ticket + 1, false);
     }
 
     private void checkHeld() {

@@ -42,6 +42,11 @@ class LeaseLockTest {
                 assertEquals(LockResult.LEASE_EXPIRED, second.lock(5, TimeUnit.SECONDS));
                 long t2 = second.fencingToken();
                 assertTrue(t2 > t1, "tokens strictly increase: " + t1 + " then " + t2);
+                assertEquals(FencedRegister.WriteResult.WRITTEN, FencedRegister.attach(b, register).fence(t2),
+                    "the new holder fences the register before using it");
+                assertEquals(FencedRegister.WriteResult.STALE_TOKEN, FencedRegister.attach(a, register).write(t1, 99),
+                    "after the fence, the stale holder cannot write even before the new holder's first write");
+                assertEquals(1, FencedRegister.attach(b, register).read());
                 assertEquals(FencedRegister.WriteResult.WRITTEN, FencedRegister.attach(b, register).write(t2, 2));
                 assertFalse(first.renew(), "the stalled holder knows its lease expired");
                 assertEquals(FencedRegister.WriteResult.STALE_TOKEN, FencedRegister.attach(a, register).write(t1, 3),

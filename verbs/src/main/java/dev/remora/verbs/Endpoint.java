@@ -269,17 +269,32 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * Inline RDMA WRITE of one 8-byte word: one round trip (the wait is for the target's acknowledgement, R11).
+     * Inline RDMA WRITE of one 8-byte word: one round trip (the wait is for the target's acknowledgement, R11). The
+     * WRITE is remembered for the next {@link #flush}.
      *
      * @param address the remote word (needs REMOTE_WRITE)
      * @param value the value
      */
     public void writeLong(RemoteAddress address, long value) {
+        writeLong(address, value, true);
+    }
+
+    /**
+     * Inline RDMA WRITE of one 8-byte word: one round trip.
+     *
+     * @param address the remote word (needs REMOTE_WRITE)
+     * @param value the value
+     * @param flushLater whether {@link #flush} must make it visible: false for a protocol's own WRITEs that nobody
+     *     needs to see before the next release (a lock's queue links and hand-overs), which saves the flush READ
+     */
+    public void writeLong(RemoteAddress address, long value, boolean flushLater) {
         QueuePair qp = queuePair(address.nodeId());
         scratch.putLong(0, value);
         wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
         execute(qp, wr, address);
-        markWritten(address);
+        if (flushLater) {
+            markWritten(address);
+        }
     }
 
     /**
