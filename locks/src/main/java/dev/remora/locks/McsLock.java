@@ -11,7 +11,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An MCS queue lock for remote memory: waiters queue up with CAS on a tail word at the home, and each waits by
- * reading <em>its own node's memory</em> with its CPU, not by polling the home over the network. FIFO.
+ * reading <em>its own node's memory</em> with its CPU, not by polling the home over the network. FIFO from the moment
+ * a waiter's CAS on the tail succeeds. RDMA has no atomic swap, so joining the queue is a CAS loop, and that doorway is
+ * not starvation-free: a thread's CAS can keep failing while others keep joining (the TLA+ model
+ * {@code spec/locks/McsLock/MCMcsLockDoorway} finds such a run); once queued, a thread always gets in.
  *
  * <p>Home layout (participant {@code i} is a handle's index, {@code 0 <= i < capacity}):
  * <pre>
