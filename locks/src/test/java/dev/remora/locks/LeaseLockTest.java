@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LeaseLockTest {
-    private static final int SEEDS = Integer.getInteger("remora.test.seeds", 200);
+    private static final int SEEDS = Integer.getInteger("remora.test.seeds", 1000);
 
     @Test
     void shouldHandOutStrictlyIncreasingTokensAndRefuseStaleFencedWrites() {

@@ -29,14 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every lock on the deterministic fabric under the weak memory model: 200 seeds each (1,000 with -Pthorough), three threads on two client
+ * Every lock on the deterministic fabric under the weak memory model: 1,000 seeds each (5,000 with -Pthorough), three threads on two client
  * nodes doing a non-atomic read-modify-write of a counter on a fourth node under the lock; the recorded
  * acquire/release history is checked with the linearizability checker's mutex model. Seeds with a crashed client
  * node (possibly the holder, mid critical section) must keep mutual exclusion.
  */
 class RemoteLockDeterministicTest {
-    /** Seeds per lock: 200 in the default build, 1,000 with -Pthorough (or -Dremora.test.seeds=N). */
-    private static final int SEEDS = Integer.getInteger("remora.test.seeds", 200);
+    /** Seeds per lock: 1,000 in the default build, 5,000 with -Pthorough (or -Dremora.test.seeds=N). */
+    private static final int SEEDS = Integer.getInteger("remora.test.seeds", 1000);
     private static final int THREADS = 3;
     private static final int ROUNDS = 2;
 
