@@ -1,7 +1,7 @@
 package dev.remora.verbs;
 
 /**
- * Completion status, mirroring {@code enum ibv_wc_status}. Only {@link #wrId()}-style fields, the status and the
+ * Completion status, mirroring {@code enum ibv_wc_status}. Only {@code wr_id}, the status and the
  * queue pair number of a failed completion are meaningful, as {@code ibv_poll_cq(3)} says.
  *
  * <p>After any status other than {@link #SUCCESS} on a send queue the queue pair is in
