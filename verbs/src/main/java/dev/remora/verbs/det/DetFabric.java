@@ -2,12 +2,12 @@ package dev.remora.verbs.det;
 
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.NodeTable;
 import dev.remora.verbs.Opcode;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WcStatus;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -44,7 +44,7 @@ import java.util.SplittableRandom;
 public final class DetFabric implements Fabric {
     private final DetContext context;
     final DetMachine machine;
-    private final List<DetNode> nodes = new ArrayList<>();
+    private final NodeTable<DetNode> nodes = new NodeTable<>(1 << 12); // keys carry the node id in 12 bits
     private final List<DetQueuePair> queuePairs = new ArrayList<>();
     private final List<Actor> actors = new ArrayList<>();
     /** Per request: what the completion reports. */
@@ -90,30 +90,19 @@ public final class DetFabric implements Fabric {
     }
 
     @Override
-    public synchronized Node addNode(String name) {
-        Objects.requireNonNull(name, "name");
+    public Node addNode(String name) {
         ensureOpen();
-        for (DetNode n : nodes) {
-            if (n.name().equals(name)) {
-                throw new IllegalArgumentException("a node named '" + name + "' already exists");
-            }
-        }
-        DetNode n = new DetNode(this, nodes.size(), name);
-        nodes.add(n);
-        return n;
+        return nodes.add(name, id -> new DetNode(this, id, name));
     }
 
     @Override
     public Node node(int id) {
-        if (id < 0 || id >= nodes.size()) {
-            throw new IllegalArgumentException("no node with id " + id + " (fabric has " + nodes.size() + ")");
-        }
         return nodes.get(id);
     }
 
     @Override
     public List<Node> nodes() {
-        return Collections.unmodifiableList(new ArrayList<>(nodes));
+        return nodes.snapshot();
     }
 
     @Override

@@ -2,13 +2,11 @@ package dev.remora.verbs.sim;
 
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.NodeTable;
 import dev.remora.verbs.VerbsStatistics;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The software fabric, fast mode: every node lives in this JVM, memory is off-heap, and remote atomics are
@@ -30,7 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class SimFabric implements Fabric {
     private final SimContext context;
-    private final List<SimNode> nodes = new CopyOnWriteArrayList<>();
+    private final NodeTable<SimNode> nodes = new NodeTable<>(SimNode.MAX_NODES);
     private final SimNic nic;
     private final long startNs = System.nanoTime();
     private volatile boolean closed;
@@ -70,33 +68,19 @@ public final class SimFabric implements Fabric {
     }
 
     @Override
-    public synchronized Node addNode(String name) {
-        Objects.requireNonNull(name, "name");
+    public Node addNode(String name) {
         ensureOpen();
-        for (SimNode n : nodes) {
-            if (n.name().equals(name)) {
-                throw new IllegalArgumentException("a node named '" + name + "' already exists");
-            }
-        }
-        if (nodes.size() >= SimNode.MAX_NODES) {
-            throw new IllegalStateException("a software fabric holds at most " + SimNode.MAX_NODES + " nodes");
-        }
-        SimNode node = new SimNode(this, nodes.size(), name);
-        nodes.add(node);
-        return node;
+        return nodes.add(name, id -> new SimNode(this, id, name));
     }
 
     @Override
     public Node node(int id) {
-        if (id < 0 || id >= nodes.size()) {
-            throw new IllegalArgumentException("no node with id " + id + " (fabric has " + nodes.size() + ")");
-        }
         return nodes.get(id);
     }
 
     @Override
     public List<Node> nodes() {
-        return Collections.unmodifiableList(new ArrayList<>(nodes));
+        return nodes.snapshot();
     }
 
     /**
@@ -115,7 +99,7 @@ public final class SimFabric implements Fabric {
     @Override
     public VerbsStatistics statistics() {
         VerbsStatistics s = VerbsStatistics.ZERO;
-        for (SimNode n : nodes) {
+        for (SimNode n : nodes.all()) {
             s = s.plus(n.statistics());
         }
         return s;
