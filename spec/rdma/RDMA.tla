@@ -8,9 +8,11 @@
 (*   [op |-> "mfence"]                                                     *)
 (*   [op |-> "lfaa", loc, val, reg]  locked add; reg = "" for none         *)
 (*   [op |-> "verb", wr]             post WR number wr (described by Wr)   *)
-(*   [op |-> "poll", node]           retire the oldest completion to node  *)
+(*   [op |-> "poll", node, reg]      retire the oldest completion to node; *)
+(*                                   reg (if not "") gets its status code  *)
 (*   [op |-> "wait", tag]            retire every completion tagged tag    *)
 (* Unused fields hold "" or 0, so every record has the same fields.        *)
+(* A thread on a crashed node stops where it is.                           *)
 (*                                                                         *)
 (* Checked by MC_* models generated from spec/litmus/*.litmus: Final is    *)
 (* the litmus outcome; FinalNeverReached must hold for a forbidden outcome *)
@@ -26,7 +28,18 @@ VARIABLES
     pc,         \* pc[t]: index of thread t's next operation
     reg         \* reg[r]: value of register r (register names are unique across threads)
 
-allVars == <<mem, sb, wr, pc, reg>>
+allVars == <<mem, sb, wr, faulted, pc, reg>>
+
+(* Status codes a poll stores in a register; the litmus final predicate     *)
+(* names them (SUCCESS, WR_FLUSH_ERR, ...). The same numbers in Java:       *)
+(* dev.remora.spec.litmus.StatusCode.                                       *)
+StatusCode(s) ==
+    CASE s = ""                -> 0
+      [] s = "WR_FLUSH_ERR"    -> 1
+      [] s = "REM_ACCESS_ERR"  -> 2
+      [] s = "REM_INV_REQ_ERR" -> 3
+      [] s = "LOC_PROT_ERR"    -> 4
+      [] s = "RETRY_EXC_ERR"   -> 5
 
 Op(t) == Prog[t][pc[t]]
 Running(t) == pc[t] <= Len(Prog[t])
@@ -65,7 +78,9 @@ ExecVerb(t) ==
 ExecPoll(t) ==
     /\ Op(t).op = "poll"
     /\ Poll(t, Op(t).node)
-    /\ Step(t) /\ UNCHANGED reg
+    /\ reg' = IF Op(t).reg = "" THEN reg
+              ELSE [reg EXCEPT ![Op(t).reg] = StatusCode(wr[PollTarget(t, Op(t).node)].status)]
+    /\ Step(t)
 
 ExecWait(t) ==
     /\ Op(t).op = "wait"
@@ -73,14 +88,15 @@ ExecWait(t) ==
     /\ Step(t) /\ UNCHANGED reg
 
 Thread(t) ==
-    /\ Running(t)
+    /\ Running(t) /\ ~Down(NodeOf[t])
     /\ \/ ExecStore(t) \/ ExecLoad(t) \/ ExecMFence(t) \/ ExecLfaa(t)
        \/ ExecVerb(t) \/ ExecPoll(t) \/ ExecWait(t)
 
-(* Everything has run: threads finished, store buffers drained, every WR    *)
-(* completed and placed. Final memory is read here (MEMORY-MODEL.md 4.1).   *)
+(* Everything has run: threads of live nodes finished, store buffers        *)
+(* drained, every WR completed and its effects settled. Final memory is     *)
+(* read here.                                                               *)
 Quiescent ==
-    /\ \A t \in Threads : ~Running(t) /\ sb[t] = <<>>
+    /\ \A t \in Threads : Down(NodeOf[t]) \/ (~Running(t) /\ sb[t] = <<>>)
     /\ NicQuiescent
 
 (* Stuttering at the end, so that TLC's deadlock check reports only         *)
@@ -92,6 +108,7 @@ Next ==
     \/ \E t \in Threads : Thread(t)
     \/ \E t \in Threads : Drain(t) /\ UNCHANGED <<pc, reg>>
     \/ \E k \in WRs : NicStep(k) /\ UNCHANGED <<pc, reg>>
+    \/ \E f \in Faults : Fault(f) /\ UNCHANGED <<pc, reg>>
     \/ Done
 
 Spec == Init /\ [][Next]_allVars

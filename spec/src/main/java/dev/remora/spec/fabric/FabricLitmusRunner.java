@@ -3,8 +3,8 @@ package dev.remora.spec.fabric;
 import dev.remora.spec.litmus.KnobSettings;
 import dev.remora.spec.litmus.LitmusTest;
 import dev.remora.spec.litmus.Verdict;
-import dev.remora.verbs.det.DetExplorer;
-import dev.remora.verbs.det.DetProgram;
+import dev.remora.verbs.det.machine.DetExplorer;
+import dev.remora.verbs.det.machine.DetProgram;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

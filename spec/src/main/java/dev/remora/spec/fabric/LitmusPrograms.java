@@ -1,13 +1,16 @@
 package dev.remora.spec.fabric;
 
+import dev.remora.spec.litmus.Fault;
 import dev.remora.spec.litmus.Knob;
 import dev.remora.spec.litmus.KnobSettings;
 import dev.remora.spec.litmus.LitmusTest;
 import dev.remora.spec.litmus.Location;
 import dev.remora.spec.litmus.Op;
+import dev.remora.spec.litmus.Status;
 import dev.remora.spec.litmus.ThreadProgram;
+import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.det.DetKnobs;
-import dev.remora.verbs.det.DetProgram;
+import dev.remora.verbs.det.machine.DetProgram;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,8 +48,10 @@ public final class LitmusPrograms {
             registers.put(r, b.register(r));
         }
         Map<String, Integer> tags = new HashMap<>();
+        Map<String, Integer> threadIndex = new HashMap<>();
         for (ThreadProgram t : test.threads()) {
             int thread = b.thread(nodes.get(t.node()));
+            threadIndex.put(t.name(), thread);
             for (Op op : t.ops()) {
                 if (op instanceof Op.CpuWrite w) {
                     b.op(thread, new DetProgram.Store(words.get(w.location()), w.value()));
@@ -58,7 +63,7 @@ public final class LitmusPrograms {
                     b.op(thread, new DetProgram.LockedAdd(words.get(f.location()), f.addend(),
                         f.register().map(registers::get).orElse(-1)));
                 } else if (op instanceof Op.Poll p) {
-                    b.op(thread, new DetProgram.Poll(nodes.get(p.node())));
+                    b.op(thread, new DetProgram.Poll(nodes.get(p.node()), p.register().map(registers::get).orElse(-1)));
                 } else if (op instanceof Op.Wait w) {
                     b.op(thread, new DetProgram.Wait(tags.computeIfAbsent(w.tag(), k -> tags.size())));
                 } else if (op instanceof Op.Verb v) {
@@ -70,25 +75,44 @@ public final class LitmusPrograms {
                 }
             }
         }
+        for (Fault f : test.faults()) {
+            b.fault(switch (f.kind()) {
+                case CRASH -> new DetProgram.Fault(DetProgram.FaultKind.CRASH, nodes.get(f.a()), 0);
+                case CUT -> new DetProgram.Fault(DetProgram.FaultKind.CUT, nodes.get(f.a()), nodes.get(f.b()));
+                case QPERROR -> new DetProgram.Fault(DetProgram.FaultKind.QP_ERROR,
+                    DetProgram.litmusQp(threadIndex.get(f.a()), nodes.get(f.b())), 0);
+            });
+        }
         return b.build();
     }
 
     private static DetProgram.Wr workRequest(Op.Verb v, int thread, int node, Map<String, Integer> words, int tag) {
+        DetProgram.Wr w;
         if (v instanceof Op.Put p) {
-            return new DetProgram.Wr(DetProgram.Kind.PUT, thread, node, indices(p.dst(), words),
+            w = new DetProgram.Wr(DetProgram.Kind.PUT, thread, node, indices(p.dst(), words),
                 indices(p.src(), words), 0, 0, -1, p.fence(), p.inline(), tag);
-        }
-        if (v instanceof Op.Get g) {
-            return new DetProgram.Wr(DetProgram.Kind.GET, thread, node, indices(g.dst(), words),
+        } else if (v instanceof Op.Get g) {
+            w = new DetProgram.Wr(DetProgram.Kind.GET, thread, node, indices(g.dst(), words),
                 indices(g.src(), words), 0, 0, -1, g.fence(), false, tag);
-        }
-        if (v instanceof Op.Cas c) {
-            return new DetProgram.Wr(DetProgram.Kind.CAS, thread, node, new int[] {words.get(c.dst())}, new int[0],
+        } else if (v instanceof Op.Cas c) {
+            w = new DetProgram.Wr(DetProgram.Kind.CAS, thread, node, new int[] {words.get(c.dst())}, new int[0],
                 c.expected(), c.desired(), words.get(c.result()), c.fence(), false, tag);
+        } else {
+            Op.Faa f = (Op.Faa) v;
+            w = new DetProgram.Wr(DetProgram.Kind.FAA, thread, node, new int[] {words.get(f.dst())}, new int[0], 0,
+                f.addend(), words.get(f.result()), f.fence(), false, tag);
         }
-        Op.Faa f = (Op.Faa) v;
-        return new DetProgram.Wr(DetProgram.Kind.FAA, thread, node, new int[] {words.get(f.dst())}, new int[0], 0,
-            f.addend(), words.get(f.result()), f.fence(), false, tag);
+        return v.refusal().map(r -> w.refused(wcStatus(r))).orElse(w);
+    }
+
+    /**
+     * The verbs status of a litmus status.
+     *
+     * @param status a litmus status
+     * @return the same status as {@link WcStatus}
+     */
+    static WcStatus wcStatus(Status status) {
+        return WcStatus.valueOf(status.name());
     }
 
     private static int[] indices(List<String> names, Map<String, Integer> words) {

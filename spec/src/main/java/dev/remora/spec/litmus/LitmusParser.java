@@ -68,6 +68,8 @@ public final class LitmusParser {
         private final StringBuilder doc = new StringBuilder();
         private final Map<String, Location> locations = new LinkedHashMap<>();
         private final List<RawThread> rawThreads = new ArrayList<>();
+        private final List<Fault> faults = new ArrayList<>();
+        private final List<Integer> faultLines = new ArrayList<>();
         private String finalText;
         private int finalLine;
         private final List<Expectation> whens = new ArrayList<>();
@@ -120,6 +122,7 @@ public final class LitmusParser {
                         base = new Expectation(Map.of(), verdict(rest, lineNo), lineNo);
                     }
                     case "when" -> parseWhen(rest, lineNo);
+                    case "fault" -> parseFault(rest, lineNo);
                     default -> parseThreadHeader(line, lineNo);
                 }
             }
@@ -144,6 +147,7 @@ public final class LitmusParser {
             for (final RawThread raw : rawThreads) {
                 threads.add(new ThreadBody(this, raw, registerOwner).parse());
             }
+            checkFaults(threads);
             final Expr predicate = new ExprParser(this, finalText, finalLine).parseAll();
             for (final String name : predicate.names()) {
                 if (!locations.containsKey(name) && !registerOwner.containsKey(name)) {
@@ -154,7 +158,7 @@ public final class LitmusParser {
             final List<Expectation> expectations = new ArrayList<>();
             expectations.add(base);
             expectations.addAll(whens);
-            return new LitmusTest(id, doc.toString(), List.copyOf(locations.values()), threads, predicate,
+            return new LitmusTest(id, doc.toString(), List.copyOf(locations.values()), threads, faults, predicate,
                 expectations, source);
         }
 
@@ -205,6 +209,56 @@ public final class LitmusParser {
             }
             whens.add(new Expectation(conditions, verdict(rest.substring(at + " expect ".length()).strip(),
                 lineNo), lineNo));
+        }
+
+        void parseFault(final String rest, final int lineNo) {
+            final Cursor c = new Cursor(this, rest, lineNo);
+            final String kind = c.ident("a fault: crash(N), cut(N1,N2) or qperror(T,N)");
+            c.expect('(');
+            final String a = c.ident("a node or thread name in the fault");
+            String b = "";
+            if (!kind.equals("crash")) {
+                c.expect(',');
+                b = c.ident("a node name in the fault");
+            }
+            c.expect(')');
+            c.expectEnd("the end of the 'fault' line (one fault per line)");
+            final Fault fault = switch (kind) {
+                case "crash" -> new Fault(Fault.Kind.CRASH, a, "");
+                case "cut" -> {
+                    if (a.equals(b)) {
+                        throw error(lineNo, "expected a link between two different nodes, found cut(" + a + "," + b
+                            + ")");
+                    }
+                    yield new Fault(Fault.Kind.CUT, a, b);
+                }
+                case "qperror" -> new Fault(Fault.Kind.QPERROR, a, b);
+                default -> throw error(lineNo, "expected a fault crash(N), cut(N1,N2) or qperror(T,N), found '"
+                    + kind + "'");
+            };
+            if (faults.contains(fault)) {
+                throw error(lineNo, "expected each fault once, found " + fault.text() + " again");
+            }
+            faults.add(fault);
+            faultLines.add(lineNo);
+        }
+
+        /** A queue-pair fault names a thread and a node it posts to. */
+        void checkFaults(final List<ThreadProgram> threads) {
+            for (int i = 0; i < faults.size(); i++) {
+                final Fault f = faults.get(i);
+                if (f.kind() != Fault.Kind.QPERROR) {
+                    continue;
+                }
+                final ThreadProgram t = threads.stream().filter(p -> p.name().equals(f.a())).findFirst()
+                    .orElseThrow(() -> error(faultLines.get(faults.indexOf(f)), "expected a thread name in "
+                        + f.text() + ", found '" + f.a() + "'"));
+                final boolean posts = t.ops().stream().anyMatch(o -> o instanceof Op.Verb v && v.node().equals(f.b()));
+                if (!posts) {
+                    throw error(faultLines.get(i), "expected " + f.text() + " to name a queue pair the test uses, but "
+                        + t.name() + " posts nothing to " + f.b());
+                }
+            }
         }
 
         void parseInit(final String rest, final int lineNo) {
@@ -319,7 +373,9 @@ public final class LitmusParser {
 
         private Op op(final String text) {
             final Cursor c = new Cursor(file, text, line());
-            final String head = c.ident("an operation (x := v, a := x, mfence, lfaa, put, get, cas, faa, poll, wait)");
+            final String head = c.peekIndexed()
+                ? c.word("a location such as b[0] before ':='")
+                : c.ident("an operation (x := v, a := x, mfence, lfaa, put, get, cas, faa, poll, wait)");
             if (c.accept(':')) {
                 c.expect('=');
                 if (c.peekNumber()) {
@@ -328,22 +384,58 @@ public final class LitmusParser {
                     local(head, "the stored location");
                     return new Op.CpuWrite(head, v);
                 }
+                if (head.contains("[")) {
+                    throw file.error(line(), "expected a value to store in '" + head + "', found " + c.found());
+                }
+                if (c.acceptKeyword("poll")) {
+                    c.expect('(');
+                    register(head);
+                    final Op poll = poll(c, Optional.of(head));
+                    c.expectEnd("the end of the poll '" + text + "'");
+                    return poll;
+                }
                 final String loc = c.word("a location or value after ':='");
                 c.expectEnd("the end of the load '" + text + "'");
                 register(head);
                 local(loc, "the loaded location");
                 return new Op.CpuRead(head, loc);
             }
+            if (head.contains("[")) {
+                throw file.error(line(), "expected ':=' after location '" + head + "', found " + c.found());
+            }
             boolean fence = false;
             boolean inline = false;
+            Optional<Status> refusal = Optional.empty();
             while (c.accept('!')) {
-                final String flag = c.ident("a flag F or I after '!'");
-                switch (flag) {
-                    case "F" -> fence = true;
-                    case "I" -> inline = true;
-                    default -> throw file.error(line(), "expected flag F (fence) or I (inline) after '!', found '"
-                        + flag + "'");
+                final String flag = c.ident("a flag F, I, K, A or L after '!'");
+                final Optional<Status> refused = switch (flag) {
+                    case "F" -> {
+                        fence = true;
+                        yield Optional.empty();
+                    }
+                    case "I" -> {
+                        inline = true;
+                        yield Optional.empty();
+                    }
+                    case "K" -> Optional.of(Status.REM_ACCESS_ERR);
+                    case "A" -> Optional.of(Status.REM_INV_REQ_ERR);
+                    case "L" -> Optional.of(Status.LOC_PROT_ERR);
+                    default -> throw file.error(line(), "expected flag F (fence), I (inline), K (bad rkey), A "
+                        + "(misaligned atomic) or L (bad lkey) after '!', found '" + flag + "'");
+                };
+                if (refused.isPresent()) {
+                    if (refusal.isPresent()) {
+                        throw file.error(line(), "expected at most one of !K, !A, !L on a verb");
+                    }
+                    refusal = refused;
                 }
+            }
+            if (refusal.isPresent() && !List.of("put", "get", "cas", "faa").contains(head)) {
+                throw file.error(line(), "expected !" + flagOf(refusal.get()) + " only on put, get, cas or faa, "
+                    + "found it on " + head);
+            }
+            if (refusal.equals(Optional.of(Status.REM_INV_REQ_ERR)) && !List.of("cas", "faa").contains(head)) {
+                throw file.error(line(), "expected !A (misaligned atomic) only on cas or faa, found it on " + head);
             }
             if (head.equals("mfence")) {
                 c.expectEnd("nothing after 'mfence'");
@@ -357,18 +449,26 @@ public final class LitmusParser {
             }
             c.expect('(');
             final Op op = switch (head) {
-                case "put" -> put(c, fence, inline);
-                case "get" -> get(c, fence);
-                case "cas" -> cas(c, fence);
-                case "faa" -> faa(c, fence);
+                case "put" -> put(c, fence, inline, refusal);
+                case "get" -> get(c, fence, refusal);
+                case "cas" -> cas(c, fence, refusal);
+                case "faa" -> faa(c, fence, refusal);
                 case "lfaa" -> lfaa(c);
-                case "poll" -> poll(c);
+                case "poll" -> poll(c, Optional.empty());
                 case "wait" -> waitOp(c);
                 default -> throw file.error(line(), "expected an operation (x := v, a := x, mfence, lfaa, put, "
                     + "get, cas, faa, poll, wait), found '" + head + "'");
             };
             c.expectEnd("the end of operation '" + text + "'");
             return op;
+        }
+
+        private static String flagOf(final Status refusal) {
+            return switch (refusal) {
+                case REM_ACCESS_ERR -> "K";
+                case REM_INV_REQ_ERR -> "A";
+                default -> "L";
+            };
         }
 
         private Optional<String> tag(final Cursor c) {
@@ -389,7 +489,7 @@ public final class LitmusParser {
             outstanding.addLast(new String[] {node, tag.orElse("")});
         }
 
-        private Op put(final Cursor c, final boolean fence, final boolean inline) {
+        private Op put(final Cursor c, final boolean fence, final boolean inline, final Optional<Status> refusal) {
             final String node = target(c);
             final List<String> dst = c.words("the remote destination of put");
             c.expect(',');
@@ -403,10 +503,10 @@ public final class LitmusParser {
             dst.forEach(d -> remote(d, node, "put destination"));
             src.forEach(s -> local(s, "put source"));
             posted(node, tag);
-            return new Op.Put(node, dst, src, fence, inline, tag);
+            return new Op.Put(node, dst, src, fence, inline, refusal, tag);
         }
 
-        private Op get(final Cursor c, final boolean fence) {
+        private Op get(final Cursor c, final boolean fence, final Optional<Status> refusal) {
             final String node = target(c);
             final List<String> dst = c.words("the local destination of get");
             c.expect(',');
@@ -420,10 +520,10 @@ public final class LitmusParser {
             dst.forEach(d -> local(d, "get destination"));
             src.forEach(s -> remote(s, node, "get source"));
             posted(node, tag);
-            return new Op.Get(node, dst, src, fence, tag);
+            return new Op.Get(node, dst, src, fence, refusal, tag);
         }
 
-        private Op cas(final Cursor c, final boolean fence) {
+        private Op cas(final Cursor c, final boolean fence, final Optional<Status> refusal) {
             final String node = target(c);
             final String dst = c.word("the remote word of cas");
             c.expect(',');
@@ -437,10 +537,10 @@ public final class LitmusParser {
             remote(dst, node, "cas target");
             local(res, "cas result");
             posted(node, tag);
-            return new Op.Cas(node, dst, expected, desired, res, fence, tag);
+            return new Op.Cas(node, dst, expected, desired, res, fence, refusal, tag);
         }
 
-        private Op faa(final Cursor c, final boolean fence) {
+        private Op faa(final Cursor c, final boolean fence, final Optional<Status> refusal) {
             final String node = target(c);
             final String dst = c.word("the remote word of faa");
             c.expect(',');
@@ -452,7 +552,7 @@ public final class LitmusParser {
             remote(dst, node, "faa target");
             local(res, "faa result");
             posted(node, tag);
-            return new Op.Faa(node, dst, add, res, fence, tag);
+            return new Op.Faa(node, dst, add, res, fence, refusal, tag);
         }
 
         private Op lfaa(final Cursor c) {
@@ -469,13 +569,13 @@ public final class LitmusParser {
             return new Op.LocalFaa(loc, add, reg);
         }
 
-        private Op poll(final Cursor c) {
+        private Op poll(final Cursor c, final Optional<String> register) {
             final String node = c.ident("the node to poll");
             c.expect(')');
             for (final var it = outstanding.iterator(); it.hasNext();) {
                 if (it.next()[0].equals(node)) {
                     it.remove();
-                    return new Op.Poll(node);
+                    return new Op.Poll(node, register);
                 }
             }
             throw file.error(line(), "expected an outstanding work request to " + node + " for poll(" + node
@@ -512,9 +612,35 @@ public final class LitmusParser {
             }
         }
 
-        private String found() {
+        String found() {
             skip();
             return pos >= text.length() ? "the end of the line" : "'" + text.substring(pos) + "'";
+        }
+
+        /** Whether the text at the cursor is an identifier followed by '[' (an indexed location). */
+        boolean peekIndexed() {
+            skip();
+            int i = pos;
+            while (i < text.length() && (Character.isLetterOrDigit(text.charAt(i)) || text.charAt(i) == '_')) {
+                i++;
+            }
+            return i > pos && i < text.length() && text.charAt(i) == '[';
+        }
+
+        /** Consumes {@code word} if it is the next identifier and an opening parenthesis follows it. */
+        boolean acceptKeyword(final String word) {
+            skip();
+            if (text.startsWith(word, pos)) {
+                int i = pos + word.length();
+                while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
+                    i++;
+                }
+                if (i < text.length() && text.charAt(i) == '(') {
+                    pos += word.length();
+                    return true;
+                }
+            }
+            return false;
         }
 
         boolean accept(final char ch) {
@@ -752,6 +878,13 @@ public final class LitmusParser {
             }
             if (negative) {
                 throw file.error(line, "expected an integer after '-', found '" + t + "'");
+            }
+            if (!file.locations.containsKey(t)) {
+                for (final Status s : Status.values()) {
+                    if (s.name().equals(t)) {
+                        return new Expr.Num(s.code());
+                    }
+                }
             }
             return new Expr.Ref(t);
         }

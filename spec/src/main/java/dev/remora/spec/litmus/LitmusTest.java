@@ -21,12 +21,13 @@ import java.util.TreeSet;
  * @param description  free text from {@code doc} lines, possibly empty
  * @param locations    every memory word, in declaration order
  * @param threads      every thread, in declaration order
+ * @param faults       the faults that may happen (each at most once, at any step), in declaration order
  * @param finalPredicate the outcome the test asks about
  * @param expectations the {@code expect} line first, then {@code when} lines in file order
  * @param source       the file it was parsed from
  */
 public record LitmusTest(String id, String description, List<Location> locations,
-                         List<ThreadProgram> threads, Expr finalPredicate,
+                         List<ThreadProgram> threads, List<Fault> faults, Expr finalPredicate,
                          List<Expectation> expectations, String source) {
 
     /**
@@ -36,6 +37,7 @@ public record LitmusTest(String id, String description, List<Location> locations
      * @param description    free text
      * @param locations      memory words
      * @param threads        threads
+     * @param faults         faults that may happen
      * @param finalPredicate final predicate
      * @param expectations   verdicts
      * @param source         file name
@@ -43,6 +45,7 @@ public record LitmusTest(String id, String description, List<Location> locations
     public LitmusTest {
         locations = List.copyOf(locations);
         threads = List.copyOf(threads);
+        faults = List.copyOf(faults);
         expectations = List.copyOf(expectations);
     }
 
@@ -95,6 +98,8 @@ public record LitmusTest(String id, String description, List<Location> locations
                     out.add(r.register());
                 } else if (op instanceof Op.LocalFaa f && f.register().isPresent()) {
                     out.add(f.register().get());
+                } else if (op instanceof Op.Poll p && p.register().isPresent()) {
+                    out.add(p.register().get());
                 }
             }
         }
@@ -109,6 +114,14 @@ public record LitmusTest(String id, String description, List<Location> locations
     public Set<String> nodes() {
         final Set<String> out = new TreeSet<>();
         locations.forEach(l -> out.add(l.node()));
+        for (final Fault f : faults) {
+            if (f.kind() != Fault.Kind.QPERROR) {
+                out.add(f.a());
+            }
+            if (!f.b().isEmpty()) {
+                out.add(f.b());
+            }
+        }
         for (final ThreadProgram t : threads) {
             out.add(t.node());
             for (final Op op : t.ops()) {

@@ -43,11 +43,14 @@ public sealed interface Op {
     record LocalFaa(String location, long addend, Optional<String> register) implements Op {
     }
 
-    /** {@code poll(n)}: waits for and retires the oldest outstanding completion of a WR to node {@code n}.
+    /**
+     * {@code poll(n)} or {@code s := poll(n)}: waits for and retires the oldest outstanding completion of a WR to
+     * node {@code n}; with a register, stores the completion's {@link Status#code()} in it.
      *
-     * @param node the target node whose completions are polled
+     * @param node     the target node whose completions are polled
+     * @param register the register receiving the status code, if any
      */
-    record Poll(String node) implements Op {
+    record Poll(String node, Optional<String> register) implements Op {
     }
 
     /**
@@ -83,6 +86,15 @@ public sealed interface Op {
          * @return the tag
          */
         Optional<String> tag();
+
+        /**
+         * {@code !K}, {@code !A} or {@code !L}: the status the NIC refuses this request with
+         * ({@link Status#REM_ACCESS_ERR} for a bad rkey, {@link Status#REM_INV_REQ_ERR} for a misaligned atomic,
+         * {@link Status#LOC_PROT_ERR} for a bad local key), if any.
+         *
+         * @return the refusal
+         */
+        Optional<Status> refusal();
     }
 
     /**
@@ -94,10 +106,11 @@ public sealed interface Op {
      * @param src    local source words, same length as {@code dst}
      * @param fence  {@code !F}
      * @param inline {@code !I}: the source is copied at post time
+     * @param refusal {@code !K}/{@code !L}: the status the request is refused with
      * @param tag    wait tag
      */
     record Put(String node, List<String> dst, List<String> src, boolean fence, boolean inline,
-               Optional<String> tag) implements Verb {
+               Optional<Status> refusal, Optional<String> tag) implements Verb {
         /**
          * Copies the lists.
          *
@@ -106,6 +119,7 @@ public sealed interface Op {
          * @param src    local words
          * @param fence  fence flag
          * @param inline inline flag
+         * @param refusal refusal status
          * @param tag    wait tag
          */
         public Put {
@@ -121,10 +135,11 @@ public sealed interface Op {
      * @param dst   local destination words
      * @param src   remote source words, same length
      * @param fence {@code !F}
+     * @param refusal {@code !K}/{@code !L}: the status the request is refused with
      * @param tag   wait tag
      */
     record Get(String node, List<String> dst, List<String> src, boolean fence,
-               Optional<String> tag) implements Verb {
+               Optional<Status> refusal, Optional<String> tag) implements Verb {
         /**
          * Copies the lists.
          *
@@ -132,6 +147,7 @@ public sealed interface Op {
          * @param dst   local words
          * @param src   remote words
          * @param fence fence flag
+         * @param refusal refusal status
          * @param tag   wait tag
          */
         public Get {
@@ -149,10 +165,11 @@ public sealed interface Op {
      * @param desired  swap value
      * @param result   local word receiving the old value
      * @param fence    {@code !F}
+     * @param refusal  {@code !K}/{@code !A}/{@code !L}: the status the request is refused with
      * @param tag      wait tag
      */
     record Cas(String node, String dst, long expected, long desired, String result, boolean fence,
-               Optional<String> tag) implements Verb {
+               Optional<Status> refusal, Optional<String> tag) implements Verb {
     }
 
     /**
@@ -163,9 +180,10 @@ public sealed interface Op {
      * @param addend value added
      * @param result local word receiving the old value
      * @param fence  {@code !F}
+     * @param refusal {@code !K}/{@code !A}/{@code !L}: the status the request is refused with
      * @param tag    wait tag
      */
     record Faa(String node, String dst, long addend, String result, boolean fence,
-               Optional<String> tag) implements Verb {
+               Optional<Status> refusal, Optional<String> tag) implements Verb {
     }
 }

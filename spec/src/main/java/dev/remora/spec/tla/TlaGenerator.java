@@ -1,6 +1,7 @@
 package dev.remora.spec.tla;
 
 import dev.remora.spec.litmus.Expr;
+import dev.remora.spec.litmus.Fault;
 import dev.remora.spec.litmus.Knob;
 import dev.remora.spec.litmus.KnobSettings;
 import dev.remora.spec.litmus.LitmusTest;
@@ -89,18 +90,21 @@ public final class TlaGenerator {
      */
     public static void copyModelModules(final Path dir) throws IOException {
         for (final String module : MODEL_MODULES) {
-            final Path target = dir.resolve(module);
-            if (Files.exists(target)) {
-                continue;
-            }
+            final byte[] text;
             try (InputStream in = TlaGenerator.class.getResourceAsStream("/tla/" + module)) {
                 if (in == null) {
                     throw new IOException("model module /tla/" + module + " is not on the class path");
                 }
-                final Path tmp = Files.createTempFile(dir, module, ".tmp");
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                text = in.readAllBytes();
             }
+            final Path target = dir.resolve(module);
+            // Always refresh: a copy left by an earlier build of another Verbs.tla must not be model-checked.
+            if (Files.exists(target) && java.util.Arrays.equals(Files.readAllBytes(target), text)) {
+                continue;
+            }
+            final Path tmp = Files.createTempFile(dir, module, ".tmp");
+            Files.write(tmp, text);
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
     }
 
@@ -128,6 +132,8 @@ public final class TlaGenerator {
         out.append("MC_InitMem == ").append(fn(test.locations().stream()
             .map(l -> Map.entry(str(l.name()), Long.toString(l.initialValue()))).toList())).append('\n');
         out.append("MC_Regs == ").append(set(test.registers())).append('\n');
+        out.append("MC_Faults == ").append(setOf(test.faults().stream().map(TlaGenerator::faultDesc).toList()))
+            .append('\n');
         final List<Map.Entry<ThreadProgram, Op.Verb>> verbs = test.verbs();
         out.append("MC_WR == ").append(verbs.size()).append('\n');
         out.append("MC_Wr == <<");
@@ -170,7 +176,7 @@ public final class TlaGenerator {
         for (final Knob knob : Knob.values()) {
             out.append("    ").append(knob.name()).append(" = ").append(knob.tlaLiteral(settings.get(knob))).append('\n');
         }
-        for (final String c : List.of("Threads", "NodeOf", "Locs", "InitMem", "Regs", "WR", "Wr", "Prog")) {
+        for (final String c : List.of("Threads", "NodeOf", "Locs", "InitMem", "Regs", "WR", "Wr", "Prog", "Faults")) {
             out.append("    ").append(c).append(" <- MC_").append(c).append('\n');
         }
         out.append("INIT Init\nNEXT Next\n");
@@ -212,7 +218,13 @@ public final class TlaGenerator {
         return "[kind |-> " + str(kind) + ", t |-> " + str(thread.name()) + ", node |-> " + str(verb.node())
             + ", dst |-> " + seq(dst) + ", src |-> " + seq(src) + ", cmp |-> " + num(cmp) + ", val |-> " + num(val)
             + ", res |-> " + str(res) + ", fence |-> " + tla(verb.fence()) + ", inline |-> " + tla(inline)
-            + ", tag |-> " + str(verb.tag().orElse("")) + "]";
+            + ", tag |-> " + str(verb.tag().orElse("")) + ", fail |-> "
+            + str(verb.refusal().map(Enum::name).orElse("")) + "]";
+    }
+
+    private static String faultDesc(final Fault f) {
+        return "[kind |-> " + str(f.kind().name().toLowerCase(java.util.Locale.ROOT)) + ", a |-> " + str(f.a())
+            + ", b |-> " + str(f.b()) + "]";
     }
 
     private static String opRecord(final Op op, final int wr) {
@@ -241,6 +253,7 @@ public final class TlaGenerator {
         } else if (op instanceof Op.Poll p) {
             kind = "poll";
             node = p.node();
+            reg = p.register().orElse("");
         } else if (op instanceof Op.Wait w) {
             kind = "wait";
             tag = w.tag();
@@ -295,7 +308,12 @@ public final class TlaGenerator {
     }
 
     private static String set(final List<String> items) {
-        return "{" + items.stream().map(TlaGenerator::str).collect(Collectors.joining(", ")) + "}";
+        return setOf(items.stream().map(TlaGenerator::str).toList());
+    }
+
+    /** A TLA+ set of already rendered elements. */
+    private static String setOf(final List<String> rendered) {
+        return "{" + String.join(", ", rendered) + "}";
     }
 
     private static String fn(final List<Map.Entry<String, String>> entries) {

@@ -3,7 +3,10 @@ package dev.remora.spec.fabric;
 import dev.remora.spec.litmus.KnobSettings;
 import dev.remora.spec.litmus.LitmusParser;
 import dev.remora.spec.litmus.LitmusTest;
-import dev.remora.verbs.det.DetExplorer;
+import dev.remora.spec.litmus.Verdict;
+import dev.remora.spec.tla.ModelManifest;
+import dev.remora.spec.tla.TlaGenerator;
+import dev.remora.verbs.det.machine.DetExplorer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -14,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -22,10 +26,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The deterministic fabric runs every litmus file exhaustively under every knob setting the file's verdicts depend
- * on (the same settings TLC checks), and must observe an allowed outcome and never a forbidden one.
+ * on (the same settings TLC checks; every setting under {@code -Pspec-full}), and must observe an allowed outcome and
+ * never a forbidden one. For a forbidden outcome both TLC and the fabric explore the whole reachable state space, so
+ * the fabric's distinct-state count must equal the one TLC recorded in {@code spec/manifest.json}: the machine and
+ * Verbs.tla have the same states, not just the same verdicts.
  */
 class LitmusFabricConformanceTest {
     private static final Path LITMUS = Path.of("litmus");
+    /** Profile spec-full: every file under every knob setting, as TLC checks them there. */
+    private static final boolean FULL = Boolean.getBoolean("remora.spec.full");
 
     static List<LitmusTest> tests() throws IOException {
         LitmusParser parser = new LitmusParser();
@@ -40,16 +49,23 @@ class LitmusFabricConformanceTest {
 
     @TestFactory
     Stream<DynamicTest> shouldAgreeWithEveryLitmusVerdictExhaustively() throws IOException {
+        Map<String, Map<String, String>> manifest = ModelManifest.read(Path.of("manifest.json"));
         List<DynamicTest> cases = new ArrayList<>();
         for (LitmusTest test : tests()) {
-            for (KnobSettings settings : test.relevantSettings()) {
+            for (KnobSettings settings : FULL ? KnobSettings.all() : test.relevantSettings()) {
                 cases.add(DynamicTest.dynamicTest(test.id() + " [" + settings.label() + "]", () -> {
                     FabricLitmusRunner.Result r = FabricLitmusRunner.exhaustive(test, settings,
                         FabricLitmusRunner.MAX_STATES_DEFAULT);
-                    assertTrue(r.complete(), "search bounded");
-                    assertEquals(0, r.stuck(), "executions that block forever");
+                    String where = test.id() + " [" + settings.label() + "]";
+                    assertTrue(r.complete(), where + ": search bounded");
+                    assertEquals(0, r.stuck(), where + ": executions that block forever");
                     assertEquals(r.expected(), r.observed(), () -> test.id() + " under " + settings.label()
                         + ": expected " + r.expected() + ", fabric observed outcomes " + r.outcomes().keySet());
+                    Map<String, String> tlc = manifest.get(TlaGenerator.moduleName(test, settings));
+                    if (r.expected() == Verdict.FORBIDDEN && tlc != null) {
+                        assertEquals(ModelManifest.distinctStates(tlc), r.distinctStates(), where
+                            + ": the fabric's reachable states differ from TLC's");
+                    }
                 }));
             }
         }

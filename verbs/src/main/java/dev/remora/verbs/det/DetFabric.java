@@ -6,6 +6,9 @@ import dev.remora.verbs.NodeTable;
 import dev.remora.verbs.Opcode;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WcStatus;
+import dev.remora.verbs.det.machine.DetMachine;
+import dev.remora.verbs.det.machine.DetProgram;
+import dev.remora.verbs.det.machine.Steps;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -58,8 +61,12 @@ public final class DetFabric implements Fabric {
     private int nextKey = 1;
     final int scratchWord;
 
-    /** What a request's completion reports. */
-    record WrMeta(long wrId, boolean signaled, Opcode opcode, int byteLength, DetQueuePair qp) {
+    /**
+     * What a request's completion reports, and the regions it names (a deregistration refuses the requests the NIC
+     * has not taken yet).
+     */
+    record WrMeta(long wrId, boolean signaled, Opcode opcode, int byteLength, DetQueuePair qp, DetRegion local,
+                  DetRegion remote) {
     }
 
     private DetFabric(DetContext context) {
@@ -145,10 +152,58 @@ public final class DetFabric implements Fabric {
         return virtualNanos;
     }
 
-    int addWr(DetProgram.Wr wr, WcStatus failure, WrMeta meta) {
-        int k = machine.addWr(wr, failure);
+    int addWr(DetProgram.Wr wr, WrMeta meta) {
+        int k = machine.addWr(wr);
         wrMeta.add(meta);
         return k;
+    }
+
+    /**
+     * Deregisters a region: at once in set-up code, as a step of the calling thread during a run. Requests naming it
+     * that the NIC has not taken yet are refused: REM_ACCESS_ERR for the remote region, LOC_PROT_ERR for a local one.
+     */
+    void deregister(DetRegion region) {
+        if (actor() == null) {
+            if (running) {
+                throw new IllegalStateException("only threads spawned on this fabric may access it during run()");
+            }
+            region.markDeregistered();
+            return;
+        }
+        step(new DeregisterOp(region));
+    }
+
+    /** The deregistration step. */
+    private final class DeregisterOp implements DetProgram.External {
+        private final DetRegion region;
+
+        DeregisterOp(DetRegion region) {
+            this.region = region;
+        }
+
+        @Override
+        public boolean enabled(DetMachine m) {
+            return true;
+        }
+
+        @Override
+        public long apply(DetMachine m) {
+            region.markDeregistered();
+            for (int k = 0; k < wrMeta.size(); k++) {
+                WrMeta meta = wrMeta.get(k);
+                if (meta.local() == region) {
+                    m.refuseIfUntaken(k, WcStatus.LOC_PROT_ERR);
+                } else if (meta.remote() == region) {
+                    m.refuseIfUntaken(k, WcStatus.REM_ACCESS_ERR);
+                }
+            }
+            return 0;
+        }
+
+        @Override
+        public String toString() {
+            return "deregister(" + region + ")";
+        }
     }
 
     private void completed(DetMachine m, int k, WcStatus status) {
@@ -175,8 +230,7 @@ public final class DetFabric implements Fabric {
             this.node = node;
             this.name = name;
             this.body = body;
-            this.thread = machine.addExternalThread();
-            machine.externalThreadNode(thread, node.id());
+            this.thread = machine.addExternalThread(node.id());
         }
     }
 
@@ -240,7 +294,7 @@ public final class DetFabric implements Fabric {
     /** Set-up access: memory operations act on memory directly. */
     private long immediate(DetProgram.Op op) {
         if (op instanceof DetProgram.Store s) {
-            machine.setMemory(s.word(), s.value());
+            machine.setMemory(s.word(), (machine.memory(s.word()) & ~s.mask()) | (s.value() & s.mask()));
             return 0;
         }
         if (op instanceof DetProgram.Load l) {
@@ -305,13 +359,13 @@ public final class DetFabric implements Fabric {
         for (Actor a : actors) {
             startActor(a);
         }
-        int[] buffer = new int[64];
+        long[] buffer = new long[64];
         boolean finished = true;
         while (true) {
             applyFaults(faults, delayedUntil);
             reapCrashed();
             if (buffer.length < machine.maxSteps()) {
-                buffer = new int[machine.maxSteps() * 2];
+                buffer = new long[machine.maxSteps() * 2];
             }
             int n = machine.enabled(buffer);
             n = withoutDelayed(buffer, n, delayedUntil);
@@ -326,12 +380,12 @@ public final class DetFabric implements Fabric {
                 finished = false;
                 break;
             }
-            int s = buffer[random.nextInt(n)];
+            long s = buffer[random.nextInt(n)];
             traceHash = DetMachine.mix(traceHash, s);
             steps++;
             virtualNanos += context.nanosPerStep();
             int t = machine.threadOf(s);
-            boolean actorStep = DetMachine.isThreadStep(s);
+            boolean actorStep = Steps.isThreadStep(s);
             machine.apply(s);
             if (actorStep) {
                 resume(actorOf(t));
@@ -426,13 +480,9 @@ public final class DetFabric implements Fabric {
             if (f instanceof FaultPlan.Crash c) {
                 crash(node(c.node()), c.loseMemory());
             } else if (f instanceof FaultPlan.CutLink l) {
-                machine.cutLink(l.a(), l.b());
+                machine.applyFault(new DetProgram.Fault(DetProgram.FaultKind.CUT, l.a(), l.b()));
             } else if (f instanceof FaultPlan.QueuePairError q) {
-                for (DetQueuePair qp : queuePairs) {
-                    if (qp.qpNumber() == q.qpNumber()) {
-                        machine.failQueuePair(qp.machineQp());
-                    }
-                }
+                machine.applyFault(new DetProgram.Fault(DetProgram.FaultKind.QP_ERROR, q.qpNumber(), 0));
             } else if (f instanceof FaultPlan.DelayNic d && d.node() < delayedUntil.length) {
                 delayedUntil[d.node()] = steps + d.forSteps();
             }
@@ -440,7 +490,7 @@ public final class DetFabric implements Fabric {
     }
 
     /** Steps of a delayed NIC are taken only when nothing else is enabled. */
-    private int withoutDelayed(int[] buffer, int n, long[] delayedUntil) {
+    private int withoutDelayed(long[] buffer, int n, long[] delayedUntil) {
         int kept = 0;
         for (int i = 0; i < n; i++) {
             int node = machine.nicNode(buffer[i]);
@@ -501,7 +551,7 @@ public final class DetFabric implements Fabric {
      */
     public long peek(dev.remora.verbs.MemoryRegion region, long offset) {
         DetRegion r = (DetRegion) region;
-        return machine.memory(r.wordAt(offset));
+        return machine.memory(r.wordAtEvenIfDeregistered(offset));
     }
 
     /** @return steps taken so far */

@@ -5,6 +5,7 @@ import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.QueuePair;
+import dev.remora.verbs.det.machine.DetProgram;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.WorkRequest;
+import dev.remora.verbs.det.machine.DetProgram;
 
 import java.util.Objects;
 
@@ -81,7 +82,7 @@ final class DetQueuePair implements QueuePair {
         if (!connected) {
             return QpState.RESET;
         }
-        return fabric.machine.isQueuePairFailed(qpn) ? QpState.ERROR : QpState.RTS;
+        return fabric.machine.isQueuePairInError(qpn) ? QpState.ERROR : QpState.RTS;
     }
 
     @Override
@@ -165,6 +166,7 @@ final class DetQueuePair implements QueuePair {
         java.util.Arrays.fill(remote, fabric.scratchWord);
         int localNeeds = op == Opcode.WRITE ? 0 : Access.LOCAL_WRITE;
         DetRegion l = node.region(wr.lkey());
+        DetRegion r = peer.node.region(wr.rkey());
         boolean inlineWrite = op == Opcode.WRITE && wr.has(WorkRequest.INLINE);
         if (l == null || !l.contains(wr.localAddress(), op.isAtomic() ? 8 : len) || !l.allows(localNeeds)) {
             failure = WcStatus.LOC_PROT_ERR;
@@ -182,7 +184,6 @@ final class DetQueuePair implements QueuePair {
                     case WRITE -> Access.REMOTE_WRITE;
                     default -> Access.REMOTE_ATOMIC;
                 };
-                DetRegion r = peer.node.region(wr.rkey());
                 if (r == null || !r.contains(wr.remoteAddress(), op.isAtomic() ? 8 : len) || !r.allows(needs)) {
                     failure = WcStatus.REM_ACCESS_ERR;
                 } else {
@@ -192,15 +193,17 @@ final class DetQueuePair implements QueuePair {
                 }
             }
         }
+        boolean fence = wr.has(WorkRequest.FENCE);
+        int target = peer.node.id();
         DetProgram.Wr w = switch (op) {
-            case READ -> new DetProgram.Wr(DetProgram.Kind.GET, thread, peer.node.id(), local, remote, 0, 0, -1,
-                wr.has(WorkRequest.FENCE), false, -1, qpn);
-            case WRITE -> new DetProgram.Wr(DetProgram.Kind.PUT, thread, peer.node.id(), remote, local, 0, 0, -1,
-                wr.has(WorkRequest.FENCE), inlineWrite, -1, qpn);
-            case CAS -> new DetProgram.Wr(DetProgram.Kind.CAS, thread, peer.node.id(), new int[] {remote[0]},
-                new int[0], wr.compareAdd(), wr.swap(), local[0], wr.has(WorkRequest.FENCE), false, -1, qpn);
-            case FETCH_ADD -> new DetProgram.Wr(DetProgram.Kind.FAA, thread, peer.node.id(), new int[] {remote[0]},
-                new int[0], 0, wr.compareAdd(), local[0], wr.has(WorkRequest.FENCE), false, -1, qpn);
+            case READ -> new DetProgram.Wr(DetProgram.Kind.GET, thread, target, local, remote, 0, 0, -1, fence, false,
+                -1, qpn, failure);
+            case WRITE -> new DetProgram.Wr(DetProgram.Kind.PUT, thread, target, remote, local, 0, 0, -1, fence,
+                inlineWrite, -1, qpn, failure);
+            case CAS -> new DetProgram.Wr(DetProgram.Kind.CAS, thread, target, new int[] {remote[0]}, new int[0],
+                wr.compareAdd(), wr.swap(), local[0], fence, false, -1, qpn, failure);
+            case FETCH_ADD -> new DetProgram.Wr(DetProgram.Kind.FAA, thread, target, new int[] {remote[0]},
+                new int[0], 0, wr.compareAdd(), local[0], fence, false, -1, qpn, failure);
             default -> throw new AssertionError(op);
         };
         switch (op) {
@@ -221,8 +224,8 @@ final class DetQueuePair implements QueuePair {
                 bytes += 8;
             }
         }
-        return fabric.addWr(w, failure, new DetFabric.WrMeta(wr.wrId(), wr.has(WorkRequest.SIGNALED), op,
-            op.isAtomic() ? 8 : len, this));
+        return fabric.addWr(w, new DetFabric.WrMeta(wr.wrId(), wr.has(WorkRequest.SIGNALED), op,
+            op.isAtomic() ? 8 : len, this, inlineWrite ? null : l, r));
     }
 
     /** Called by the machine's completion step. */

@@ -3,6 +3,7 @@ package dev.remora.verbs.det;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.det.machine.DetProgram;
 
 /**
  * A region of the deterministic fabric: a range of the machine's 8-byte words. Every CPU access from a spawned
@@ -63,6 +64,12 @@ final class DetRegion implements MemoryRegion {
 
     @Override
     public void deregister() {
+        if (registered) {
+            node.fabric().deregister(this);
+        }
+    }
+
+    void markDeregistered() {
         registered = false;
     }
 
@@ -93,6 +100,11 @@ final class DetRegion implements MemoryRegion {
             throw new IllegalStateException("region 0x" + Long.toHexString(address) + " of node " + node.name()
                 + " was deregistered");
         }
+        return wordAtEvenIfDeregistered(offset);
+    }
+
+    /** The word at an 8-byte-aligned offset, for assertions after a run (the memory outlives its registration). */
+    int wordAtEvenIfDeregistered(long offset) {
         if (offset < 0 || offset > length() - 8) {
             throw new IndexOutOfBoundsException("offset " + offset + " + 8 bytes outside region of " + length()
                 + " bytes");
@@ -161,8 +173,18 @@ final class DetRegion implements MemoryRegion {
 
     @Override
     public int getInt(long offset) {
+        if ((offset & 3) != 0) {
+            throw new IllegalArgumentException("offset " + offset + " is not 4-byte aligned");
+        }
         long word = load(offset & ~7L);
-        return (offset & 4) == 0 ? (int) word : (int) (word >>> 32);
+        return (int) (word >>> (8 * (offset & 4)));
+    }
+
+    /** A store of the bytes {@code mask} selects in the word at {@code offset & ~7}: atomic at its width, as on x86. */
+    private void storeBytes(long offset, long value, long mask) {
+        int w = wordAt(offset & ~7L);
+        checkOwner();
+        node.fabric().step(new DetProgram.Store(w, value, mask));
     }
 
     @Override
@@ -170,11 +192,8 @@ final class DetRegion implements MemoryRegion {
         if ((offset & 3) != 0) {
             throw new IllegalArgumentException("offset " + offset + " is not 4-byte aligned");
         }
-        long word = load(offset & ~7L);
-        long merged = (offset & 4) == 0
-            ? (word & 0xFFFF_FFFF_0000_0000L) | (value & 0xFFFF_FFFFL)
-            : (word & 0xFFFF_FFFFL) | ((long) value << 32);
-        store(offset & ~7L, merged);
+        int shift = (int) (8 * (offset & 4));
+        storeBytes(offset, (value & 0xFFFF_FFFFL) << shift, 0xFFFF_FFFFL << shift);
     }
 
     @Override
@@ -182,34 +201,51 @@ final class DetRegion implements MemoryRegion {
         if (dstIndex < 0 || len < 0 || dstIndex > dst.length - len) {
             throw new IndexOutOfBoundsException("destination range " + dstIndex + "+" + len + " of " + dst.length);
         }
+        checkRange(offset, len);
         for (int i = 0; i < len; ) {
             long at = offset + i;
             long word = load(at & ~7L);
-            int shift = (int) (at & 7);
-            for (int b = shift; b < 8 && i < len; b++, i++) {
+            for (int b = (int) (at & 7); b < 8 && i < len; b++, i++) {
                 dst[dstIndex + i] = (byte) (word >>> (8 * b)); // little-endian, as native order on x86
             }
         }
     }
 
+    /**
+     * Stores bytes one word at a time, each a store of just the bytes it covers, so that a concurrent store to the
+     * word's other bytes is not lost. (A wider x86 copy is made of such stores too; which of them land first is the
+     * TSO order of the calling thread.)
+     */
     @Override
     public void putBytes(long offset, byte[] src, int srcIndex, int len) {
         if (srcIndex < 0 || len < 0 || srcIndex > src.length - len) {
             throw new IndexOutOfBoundsException("source range " + srcIndex + "+" + len + " of " + src.length);
         }
+        checkRange(offset, len);
         for (int i = 0; i < len; ) {
             long at = offset + i;
-            int shift = (int) (at & 7);
-            long word = shift == 0 && len - i >= 8 ? 0 : load(at & ~7L);
-            for (int b = shift; b < 8 && i < len; b++, i++) {
-                word = (word & ~(0xFFL << (8 * b))) | ((src[srcIndex + i] & 0xFFL) << (8 * b));
+            long value = 0;
+            long mask = 0;
+            for (int b = (int) (at & 7); b < 8 && i < len; b++, i++) {
+                value |= (src[srcIndex + i] & 0xFFL) << (8 * b);
+                mask |= 0xFFL << (8 * b);
             }
-            store(at & ~7L, word);
+            storeBytes(at, value, mask);
+        }
+    }
+
+    private void checkRange(long offset, long len) {
+        if (offset < 0 || len < 0 || offset > length() - len) {
+            throw new IndexOutOfBoundsException("range " + offset + "+" + len + " outside region of " + length()
+                + " bytes");
         }
     }
 
     @Override
     public void setMemory(long offset, long len, byte value) {
+        if (len < 0 || len > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("bad length " + len);
+        }
         byte[] fill = new byte[(int) len];
         java.util.Arrays.fill(fill, value);
         putBytes(offset, fill, 0, fill.length);

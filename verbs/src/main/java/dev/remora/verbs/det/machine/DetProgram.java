@@ -1,4 +1,6 @@
-package dev.remora.verbs.det;
+package dev.remora.verbs.det.machine;
+
+import dev.remora.verbs.WcStatus;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,7 +10,8 @@ import java.util.Objects;
 /**
  * A small concurrent program for the deterministic machine, in the shape of the TLA+ litmus interpreter
  * ({@code spec/rdma/RDMA.tla}): memory words with home nodes and initial values, registers, threads on nodes running
- * straight-line {@link Op}s, and statically described work requests ({@link Wr}). Build one with {@link Builder}.
+ * straight-line {@link Op}s, statically described work requests ({@link Wr}) and the faults that may happen
+ * ({@link Fault}). Build one with {@link Builder}.
  *
  * @param nodes the number of nodes (0..nodes-1)
  * @param wordNames a name per word, for outcomes
@@ -18,27 +21,42 @@ import java.util.Objects;
  * @param threadNodes each thread's node
  * @param threadOps each thread's operations
  * @param wrs the work requests, numbered in thread order then program order
+ * @param faults the faults that may happen, each at most once, at any step ({@code Faults} in Verbs.tla)
  */
 public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, long[] initial, List<String> registerNames,
-                         int[] threadNodes, List<List<Op>> threadOps, List<Wr> wrs) {
+                         int[] threadNodes, List<List<Op>> threadOps, List<Wr> wrs, List<Fault> faults) {
 
     /** A thread operation. */
     public sealed interface Op {
     }
 
+    /** Every byte of a word: the mask of a whole-word store. */
+    public static final long WHOLE_WORD = -1L;
+
     /**
-     * {@code x := v}: a TSO store (R1).
+     * {@code x := v}: a TSO store (R1) of the bytes of {@code word} selected by {@code mask} (x86 stores are atomic at
+     * their width; the litmus model stores whole words).
      *
      * @param word the word
-     * @param value the value
+     * @param value the value, in place within the word
+     * @param mask the bytes stored, {@link #WHOLE_WORD} for all
      */
-    public record Store(int word, long value) implements Op {
+    public record Store(int word, long value, long mask) implements Op {
+        /**
+         * A whole-word store.
+         *
+         * @param word the word
+         * @param value the value
+         */
+        public Store(int word, long value) {
+            this(word, value, WHOLE_WORD);
+        }
     }
 
     /**
-     * {@code a := x}: a load, from the thread's store buffer if it holds a store to the word.
+     * {@code a := x}: a load, forwarded from the thread's store buffer where it holds stores to the word.
      *
-     * @param register the register
+     * @param register the register, or -1 (the result goes to the thread only)
      * @param word the word
      */
     public record Load(int register, int word) implements Op {
@@ -79,6 +97,11 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
         public PostAll {
             wrs = wrs.clone();
         }
+
+        @Override
+        public String toString() {
+            return "PostAll" + Arrays.toString(wrs);
+        }
     }
 
     /**
@@ -110,11 +133,22 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
     }
 
     /**
-     * {@code poll(n)}: waits for the oldest unretired work request of this thread to node {@code n} and retires it.
+     * {@code poll(n)} or {@code s := poll(n)}: waits for the oldest unretired work request of this thread to node
+     * {@code n} to complete and retires it; with a register, stores the completion's status code in it (the codes of
+     * {@code StatusCode} in RDMA.tla, see {@link DetMachine#statusCode}).
      *
      * @param node the node
+     * @param register the register receiving the status code, or -1
      */
-    public record Poll(int node) implements Op {
+    public record Poll(int node, int register) implements Op {
+        /**
+         * A poll that keeps no status.
+         *
+         * @param node the node
+         */
+        public Poll(int node) {
+            this(node, -1);
+        }
     }
 
     /**
@@ -152,12 +186,14 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
      * @param inline IBV_SEND_INLINE
      * @param tag the wait tag, or -1
      * @param qp the queue pair; requests of one queue pair are ordered by R6–R13
+     * @param refusal the status the NIC refuses the request with ({@code Wr[k].fail}: REM_ACCESS_ERR, REM_INV_REQ_ERR
+     *     or LOC_PROT_ERR), or null for a valid request
      */
     public record Wr(Kind kind, int thread, int node, int[] dst, int[] src, long cmp, long val, int res, boolean fence,
-                     boolean inline, int tag, int qp) {
+                     boolean inline, int tag, int qp, WcStatus refusal) {
 
         /**
-         * A request on the queue pair (thread, node), as litmus tests define queue pairs.
+         * A valid request on the queue pair (thread, node), as litmus tests define queue pairs.
          *
          * @param kind the kind
          * @param thread the issuing thread
@@ -173,7 +209,7 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
          */
         public Wr(Kind kind, int thread, int node, int[] dst, int[] src, long cmp, long val, int res, boolean fence,
                   boolean inline, int tag) {
-            this(kind, thread, node, dst, src, cmp, val, res, fence, inline, tag, thread << 16 | node);
+            this(kind, thread, node, dst, src, cmp, val, res, fence, inline, tag, litmusQp(thread, node), null);
         }
 
         /** Validates. */
@@ -190,16 +226,92 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
             if ((kind == Kind.CAS || kind == Kind.FAA) && (dst.length != 1 || res < 0)) {
                 throw new IllegalArgumentException("an atomic needs one remote word and a result word");
             }
+            if (refusal != null && refusal != WcStatus.REM_ACCESS_ERR && refusal != WcStatus.REM_INV_REQ_ERR
+                && refusal != WcStatus.LOC_PROT_ERR) {
+                throw new IllegalArgumentException("a request is refused with REM_ACCESS_ERR, REM_INV_REQ_ERR or "
+                    + "LOC_PROT_ERR, not " + refusal);
+            }
         }
 
-        boolean isAtomic() {
+        /**
+         * The same request refused with a status.
+         *
+         * @param status REM_ACCESS_ERR, REM_INV_REQ_ERR or LOC_PROT_ERR
+         * @return the refused request
+         */
+        public Wr refused(WcStatus status) {
+            return new Wr(kind, thread, node, dst, src, cmp, val, res, fence, inline, tag, qp, status);
+        }
+
+        /** @return whether this is a CAS or a FAA */
+        public boolean isAtomic() {
             return kind == Kind.CAS || kind == Kind.FAA;
+        }
+
+        /** @return the number of words it moves (1 for an atomic) */
+        public int words() {
+            return dst.length;
         }
 
         @Override
         public String toString() {
             return kind + "(T" + thread + "->N" + node + ", dst=" + Arrays.toString(dst) + ", src="
-                + Arrays.toString(src) + (fence ? ", FENCE" : "") + (inline ? ", INLINE" : "") + ")";
+                + Arrays.toString(src) + (fence ? ", FENCE" : "") + (inline ? ", INLINE" : "")
+                + (refusal == null ? "" : ", refused " + refusal) + ")";
+        }
+    }
+
+    /**
+     * The queue pair number litmus programs use for (thread, node).
+     *
+     * @param thread a thread
+     * @param node a target node
+     * @return the queue pair's number
+     */
+    public static int litmusQp(int thread, int node) {
+        return thread << 16 | node;
+    }
+
+    /** Kinds of {@link Fault}. */
+    public enum FaultKind {
+        /** Node {@code a} crashes: its CPUs and NIC stop, its store buffers are lost, its memory stays. */
+        CRASH,
+        /** The link between nodes {@code a} and {@code b} is cut, both ways. */
+        CUT,
+        /** Queue pair {@code a} goes to ERROR. */
+        QP_ERROR
+    }
+
+    /**
+     * A fault, as {@code FaultDesc} in Verbs.tla.
+     *
+     * @param kind what fails
+     * @param a the crashed node, one end of the cut link, or the failed queue pair's number
+     * @param b the other end of the cut link, else 0
+     */
+    public record Fault(FaultKind kind, int a, int b) {
+        /** Normalises a link's ends (the link is the same both ways). */
+        public Fault {
+            Objects.requireNonNull(kind, "kind");
+            if (kind == FaultKind.CUT) {
+                if (a == b) {
+                    throw new IllegalArgumentException("a link joins two different nodes: " + a);
+                }
+                int lo = Math.min(a, b);
+                b = Math.max(a, b);
+                a = lo;
+            } else {
+                b = 0;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case CRASH -> "crash(N" + a + ")";
+                case CUT -> "cut(N" + a + ",N" + b + ")";
+                case QP_ERROR -> "qperror(QP" + a + ")";
+            };
         }
     }
 
@@ -216,6 +328,7 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
         }
         threadOps = List.copyOf(ops);
         wrs = List.copyOf(wrs);
+        faults = List.copyOf(faults);
         if (wordNames.size() != wordNodes.length || wordNodes.length != initial.length) {
             throw new IllegalArgumentException("word tables differ in length");
         }
@@ -239,6 +352,7 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
         private final List<Integer> threadNodes = new ArrayList<>();
         private final List<List<Op>> threadOps = new ArrayList<>();
         private final List<Wr> wrs = new ArrayList<>();
+        private final List<Fault> faults = new ArrayList<>();
 
         /** Creates an empty builder. */
         public Builder() {
@@ -310,11 +424,25 @@ public record DetProgram(int nodes, List<String> wordNames, int[] wordNodes, lon
             return k;
         }
 
+        /**
+         * Declares a fault that may happen at any step, or not at all.
+         *
+         * @param fault the fault
+         * @return this
+         */
+        public Builder fault(Fault fault) {
+            if (faults.contains(fault)) {
+                throw new IllegalArgumentException("fault " + fault + " declared twice");
+            }
+            faults.add(fault);
+            return this;
+        }
+
         /** @return the program */
         public DetProgram build() {
             return new DetProgram(nodes, wordNames, wordNodes.stream().mapToInt(Integer::intValue).toArray(),
                 initial.stream().mapToLong(Long::longValue).toArray(), registers,
-                threadNodes.stream().mapToInt(Integer::intValue).toArray(), threadOps, wrs);
+                threadNodes.stream().mapToInt(Integer::intValue).toArray(), threadOps, wrs, faults);
         }
     }
 }

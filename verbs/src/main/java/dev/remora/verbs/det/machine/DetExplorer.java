@@ -1,4 +1,6 @@
-package dev.remora.verbs.det;
+package dev.remora.verbs.det.machine;
+
+import dev.remora.verbs.det.DetKnobs;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -91,7 +93,7 @@ public final class DetExplorer {
     public static Exhaustive exhaustive(DetProgram program, DetKnobs knobs, long maxStates) {
         Search s = new Search(maxStates);
         DetMachine init = new DetMachine(program, knobs);
-        Map<Outcome, Long> result = s.explore(init, new int[init.maxDepth()][], 0);
+        Map<Outcome, Long> result = s.explore(init, new long[init.maxDepth()][], 0);
         return new Exhaustive(Collections.unmodifiableMap(result), s.memo.size(), s.stuck, !s.truncated);
     }
 
@@ -105,7 +107,7 @@ public final class DetExplorer {
             this.maxStates = maxStates;
         }
 
-        Map<Outcome, Long> explore(DetMachine m, int[][] buffers, int depth) {
+        Map<Outcome, Long> explore(DetMachine m, long[][] buffers, int depth) {
             long fp = m.fingerprint();
             Map<Outcome, Long> known = memo.get(fp);
             if (known != null) {
@@ -119,10 +121,10 @@ public final class DetExplorer {
             if (depth >= buffers.length) {
                 throw new IllegalStateException("execution deeper than " + buffers.length + " steps");
             }
-            if (buffers[depth] == null) {
-                buffers[depth] = new int[m.maxSteps()];
+            if (buffers[depth] == null || buffers[depth].length < m.maxSteps()) {
+                buffers[depth] = new long[m.maxSteps()];
             }
-            int[] steps = buffers[depth];
+            long[] steps = buffers[depth];
             int n = m.enabled(steps);
             Map<Outcome, Long> counts = new HashMap<>();
             if (n == 0) {
@@ -155,7 +157,7 @@ public final class DetExplorer {
     public static Run run(DetProgram program, DetKnobs knobs, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         DetMachine m = new DetMachine(program, knobs);
-        int[] steps = new int[m.maxSteps()];
+        long[] steps = new long[m.maxSteps()];
         List<String> trace = new ArrayList<>();
         long hash = 17;
         while (true) {
@@ -163,7 +165,7 @@ public final class DetExplorer {
             if (n == 0) {
                 return new Run(m.quiescent() ? new Outcome(m.outcome()) : null, trace, hash);
             }
-            int step = steps[random.nextInt(n)];
+            long step = steps[random.nextInt(n)];
             trace.add(m.describe(step));
             hash = DetMachine.mix(hash, step);
             m.apply(step);
