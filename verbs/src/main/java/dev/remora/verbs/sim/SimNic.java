@@ -24,7 +24,11 @@ final class SimNic {
         this.workers = new Worker[threads];
     }
 
-    /** Hands a queue pair with pending work to its NIC thread. Caller may hold the queue pair's monitor. */
+    /**
+     * Hands a queue pair with pending work to its NIC thread. Caller may hold this queue pair's monitor (posting) or
+     * no lock (a RECV posted at the peer); it must not hold a completion queue's locks, which come after the queue
+     * pair's monitor and this object's in the lock order of {@link SimQueuePair}.
+     */
     void wake(SimQueuePair qp) {
         if (stopped) {
             return;

@@ -30,8 +30,24 @@ import java.util.Objects;
  * timeouts, receiver-not-ready retries.
  *
  * <h2>Lock order</h2>
- * queue pair monitor, then a peer's {@code rqLock}, then a completion queue's monitor. {@code rqLock} and
- * completion queue monitors never wait for another lock, so two queue pairs sending to each other cannot deadlock.
+ * One order for the whole fast fabric. A thread takes a lock only if it is further down this list than every lock the
+ * thread already holds (re-entering a monitor it holds aside), and holds at most one lock of each line:
+ * <ol>
+ *   <li>a {@link SimNode}'s monitor (registration, statistics, forgetting a closed queue pair);</li>
+ *   <li>a queue pair's monitor (its send queue: posting, and progressing it, which executes and completes
+ *       requests);</li>
+ *   <li>a queue pair's {@code rqLock}: its own, or its peer's while a SEND takes a receive buffer;</li>
+ *   <li>the {@link SimNic}'s monitor (starting a NIC thread) and {@code SimQueuePair.class} (connecting): leaves;</li>
+ *   <li>a completion queue's monitor (its ring; a delivery takes it under 2 or 3);</li>
+ *   <li>a completion queue's wait lock, a leaf on which {@code await} blocks, taken by a delivery after it released
+ *       the ring.</li>
+ * </ol>
+ * The rule that keeps polling out of the cycle: a thread that polls or waits on a completion queue holds none of
+ * these locks while it polls, because a poll progresses the queue's producers (line 2, then 5). In particular
+ * {@code SimCompletionQueue.await} never polls while holding its ring monitor or its wait lock; it blocks on the wait
+ * lock only, and its handshake with deliveries (in {@code SimCompletionQueue.signal}) loses no wake-up. Two queue
+ * pairs sending to each other cannot deadlock either: a SEND holds its own monitor and then only its peer's
+ * {@code rqLock} and completion queues, never the peer's monitor.
  */
 final class SimQueuePair implements QueuePair {
     private static final long RNR_RETRY_INTERVAL_NS = 20_000;
@@ -351,7 +367,10 @@ final class SimQueuePair implements QueuePair {
         return executed < tail ? Math.min(next, sq[(int) executed & sqMask].executeAtNs) : next;
     }
 
-    /** Called by a poller of the send completion queue that found it empty. */
+    /**
+     * Called by a poller of the send completion queue that found it empty. The poller holds no lock: this takes the
+     * queue pair's monitor, and delivering then takes the completion queue's (the lock order in the class comment).
+     */
     void progressIfDue(long now) {
         synchronized (this) {
             if (head < tail) {
