@@ -10,7 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * The software fabric's NIC threads. Each serves the queue pairs that have work that was not due when it was
  * posted (injected latency, crash timeouts, receiver-not-ready retries), always the same thread for a queue pair.
  * A thread spins while its next deadline is near ({@link SimContext#spinBeforeParkNs()}) and parks otherwise;
- * with nothing to do it parks until woken by a post.
+ * with nothing to do it parks until woken by a post. A NIC thread survives any exception: a request's exception is
+ * its error completion ({@code GENERAL_ERR}), and one thrown while progressing a queue pair otherwise moves only that
+ * queue pair to ERROR.
  */
 final class SimNic {
     private final SimFabric fabric;
@@ -97,7 +99,16 @@ final class SimNic {
                 long now = fabric.now();
                 long next = Long.MAX_VALUE;
                 for (Iterator<SimQueuePair> it = active.iterator(); it.hasNext(); ) {
-                    long due = it.next().progressFromNic(now);
+                    SimQueuePair qp = it.next();
+                    long due;
+                    try {
+                        due = qp.progressFromNic(now);
+                    } catch (RuntimeException | Error e) {
+                        // A request's own exception is already its error completion; anything else fails only the
+                        // queue pair it came from, never this thread, which serves other queue pairs too.
+                        qp.failedOnNic(e);
+                        due = Long.MAX_VALUE;
+                    }
                     if (due == Long.MAX_VALUE) {
                         it.remove();
                     } else {

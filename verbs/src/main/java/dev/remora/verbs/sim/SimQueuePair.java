@@ -74,8 +74,16 @@ final class SimQueuePair implements QueuePair {
     private long tail;
     private boolean errorDetected;
     private long lastReadOrAtomicCompleteNs;
+    /** The first unexpected exception thrown while executing one of this queue pair's requests, or null. */
+    private volatile Throwable executionFailure;
     /** Whether a NIC thread holds this queue pair in its active list. */
     boolean scheduled;
+    /**
+     * Test seam, null in production: called with a request's wr_id right after its memory effect, before its
+     * status is set, by whichever thread executes it; it may throw to simulate a fault inside execution. Set it
+     * before posting (the queue pair's monitor publishes it to the executing thread).
+     */
+    java.util.function.LongConsumer afterEffect;
 
     private final Object rqLock = new Object();
     private final ArrayDeque<RecvEntry> rq = new ArrayDeque<>();
@@ -347,7 +355,7 @@ final class SimQueuePair implements QueuePair {
     private long progress(long now) {
         while (executed < tail) {
             Wqe w = sq[(int) executed & sqMask];
-            if (w.executeAtNs > now || !execute(w)) {
+            if (w.executeAtNs > now || !executeContained(w)) {
                 break;
             }
             executed++;
@@ -389,6 +397,44 @@ final class SimQueuePair implements QueuePair {
     }
 
     /**
+     * {@link #execute}, except that an unexpected exception does not escape into the posting, polling or NIC thread:
+     * it fails the request with {@code GENERAL_ERR}, which moves the queue pair to ERROR, and is kept as
+     * {@link #executionFailure()}. The request counts as executed (the caller advances the cursor), so whatever
+     * effect it had before the exception happened once and is never repeated; later requests flush.
+     */
+    private boolean executeContained(Wqe w) {
+        try {
+            return execute(w);
+        } catch (RuntimeException | Error e) {
+            if (executionFailure == null) {
+                executionFailure = e;
+            }
+            return fail(w, WcStatus.GENERAL_ERR);
+        }
+    }
+
+    /** @return the first unexpected exception a request of this queue pair threw while executing, or null */
+    Throwable executionFailure() {
+        return executionFailure;
+    }
+
+    /**
+     * Called by a NIC thread when progressing this queue pair threw outside any request's execution (which
+     * {@link #executeContained} already contains): the queue pair goes to ERROR, so its remaining requests flush
+     * when a post or a poll progresses it next, and the NIC thread drops it instead of dying.
+     */
+    synchronized void failedOnNic(Throwable e) {
+        if (executionFailure == null) {
+            executionFailure = e;
+        }
+        errorDetected = true;
+        if (state == QpState.RTS) {
+            state = QpState.ERROR;
+        }
+        scheduled = false;
+    }
+
+    /**
      * Performs a request's memory effects. Every check happens before any effect, so a bad request changes no memory.
      *
      * @return false if it must be retried later (a SEND whose peer has no RECV posted yet)
@@ -421,6 +467,7 @@ final class SimQueuePair implements QueuePair {
                 }
                 src.nicCopyTo(src.indexOf(w.remoteAddress), dst, dst.indexOf(w.localAddress), w.length);
                 w.byteLength = w.length;
+                afterEffect(w);
             }
             case WRITE -> {
                 SimRegion src = null;
@@ -439,10 +486,13 @@ final class SimQueuePair implements QueuePair {
                 } else {
                     src.nicCopyTo(src.indexOf(w.localAddress), dst, dst.indexOf(w.remoteAddress), w.length);
                 }
+                afterEffect(w);
             }
             case CAS, FETCH_ADD -> {
                 SimRegion result = node.check(w.lkey, w.localAddress, Long.BYTES, Access.LOCAL_WRITE);
-                if (result == null) {
+                // Posting rejects a misaligned result address; checked again here because the result is stored after
+                // the remote word changed, and a store that cannot happen must fail the request before that.
+                if (result == null || (w.localAddress & 7) != 0) {
                     return fail(w, WcStatus.LOC_PROT_ERR);
                 }
                 if ((w.remoteAddress & 7) != 0) {
@@ -459,6 +509,7 @@ final class SimQueuePair implements QueuePair {
                     : word.nicGetAndAdd(index, w.compareAdd);
                 result.nicPutLong(result.indexOf(w.localAddress), old);
                 w.byteLength = Long.BYTES;
+                afterEffect(w);
             }
             case SEND -> {
                 return executeSend(w, p);
@@ -505,8 +556,16 @@ final class SimQueuePair implements QueuePair {
         }
         p.recvCq.deliver(r.wrId(), WcStatus.SUCCESS, Opcode.RECV, w.length, p.qpn);
         w.byteLength = w.length;
+        afterEffect(w);
         w.status = WcStatus.SUCCESS;
         return true;
+    }
+
+    private void afterEffect(Wqe w) {
+        java.util.function.LongConsumer hook = afterEffect;
+        if (hook != null) {
+            hook.accept(w.wrId);
+        }
     }
 
     /** R17: the failing request reports its status; the queue pair goes to ERROR and later requests flush. */
@@ -579,7 +638,8 @@ final class SimQueuePair implements QueuePair {
     @Override
     public String toString() {
         SimQueuePair p = peer;
+        Throwable f = executionFailure;
         return "SimQueuePair{" + node.name() + "#" + qpn + " -> " + (p == null ? "none" : p.node.name() + "#" + p.qpn)
-            + ", " + state + '}';
+            + ", " + state + (f == null ? "" : ", failed: " + f) + '}';
     }
 }
