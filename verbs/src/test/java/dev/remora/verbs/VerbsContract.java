@@ -1,10 +1,12 @@
 package dev.remora.verbs;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -462,6 +464,62 @@ public abstract class VerbsContract {
         assertThrows(IllegalArgumentException.class, () -> c.qp.post(new WorkRequest[0], 1));
         assertEquals(QpState.RTS, c.qp.state(), "misuse does not break the queue pair");
         assertEquals(0, c.qp.statistics().operations());
+    }
+
+    @Test
+    void shouldRejectAnAtomicWithAMisalignedLocalResultAtPostTime() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLongVolatile(0, 40);
+        Client c = new Client(n1, n2);
+        WorkRequest faa = new WorkRequest().faa(c.local, 4, target.remote(0), 1).flags(WorkRequest.SIGNALED);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.qp.post(faa));
+        String m = e.getMessage();
+        assertTrue(m.contains("work request 0") && m.contains("FETCH_ADD")
+            && m.contains("0x" + Long.toHexString(c.local.address() + 4)) && m.contains("8-byte"), m);
+        WorkRequest[] list = {
+            new WorkRequest().read(c.local, 16, 8, target.remote(0)).flags(WorkRequest.SIGNALED),
+            new WorkRequest().cas(c.local, 12, target.remote(0), 40, 41).flags(WorkRequest.SIGNALED),
+        };
+        IllegalArgumentException inList = assertThrows(IllegalArgumentException.class, () -> c.qp.post(list, 2));
+        assertTrue(inList.getMessage().contains("work request 1") && inList.getMessage().contains("CAS"),
+            inList.getMessage());
+        assertEquals(0, c.qp.statistics().operations(), "a rejected list posts nothing, not even its valid prefix");
+        assertEquals(QpState.RTS, c.qp.state());
+        assertEquals(40, target.getLongVolatile(0), "the remote word is untouched");
+        assertEquals(WcStatus.SUCCESS, c.one(new WorkRequest().faa(c.local, 8, target.remote(0), 1)).status(),
+            "the queue pair still works");
+        assertEquals(40, c.local.getLong(8));
+        assertEquals(41, target.getLongVolatile(0), "and nothing applied the rejected atomics meanwhile");
+    }
+
+    @Test
+    void shouldRejectRegisteringABufferThatIsNotEightByteAligned() {
+        ByteBuffer raw = ByteBuffer.allocateDirect(256);
+        int aligned = 0;
+        while (raw.alignmentOffset(aligned, 8) != 0) {
+            aligned++;
+        }
+        int misaligned = aligned + 3;
+        MemoryRegion region;
+        try {
+            region = n2.register(raw.slice(aligned, 64), Access.ALL);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("the provider does not register caller-owned buffers: " + e.getMessage());
+            return;
+        }
+        IllegalArgumentException slice = assertThrows(IllegalArgumentException.class,
+            () -> n2.register(raw.slice(misaligned, 64), Access.ALL));
+        assertTrue(slice.getMessage().contains("8-byte"), slice.getMessage());
+        ByteBuffer positioned = raw.duplicate().position(misaligned).limit(misaligned + 64);
+        IllegalArgumentException position = assertThrows(IllegalArgumentException.class,
+            () -> n2.register(positioned, Access.ALL));
+        assertTrue(position.getMessage().contains("8-byte"), position.getMessage());
+        region.putLong(0, 5);
+        assertEquals(5, region.getLong(0));
+        Client c = new Client(n1, n2);
+        assertEquals(WcStatus.SUCCESS, c.one(new WorkRequest().cas(c.local, 0, region.remote(0), 5, 6)).status());
+        assertEquals(5, c.local.getLong(0));
+        assertEquals(6, region.getLongVolatile(0));
     }
 
     @Test

@@ -80,6 +80,14 @@ final class SimNode implements Node {
         if (directBuffer.remaining() == 0) {
             throw new IllegalArgumentException("cannot register an empty buffer");
         }
+        int misalignment = directBuffer.alignmentOffset(directBuffer.position(), Long.BYTES);
+        if (misalignment != 0) {
+            // The region's address is page-aligned, so its word offsets must be aligned in native memory too, or
+            // the CPU's aligned accessors and the NIC's atomics on them fail.
+            throw new IllegalArgumentException("cannot register a buffer whose position " + directBuffer.position()
+                + " is " + misalignment + " bytes past an 8-byte-aligned native address: regions start 8-byte "
+                + "aligned; slice the buffer where alignmentOffset(index, 8) == 0");
+        }
         return registerBuffer(directBuffer.slice().order(ByteOrder.nativeOrder()), access);
     }
 
