@@ -50,6 +50,19 @@ public abstract class VerbsContract {
      */
     protected abstract void crash(Node node);
 
+    /**
+     * Opens a fresh fabric like {@link #newFabric()}, except that every request takes at least {@code roundTripNs}
+     * from posting to completion and has its remote effect no earlier than half of it after posting, so that a test
+     * can act while a request is in flight. A provider that cannot slow its requests down returns null, and the
+     * tests that need it are skipped.
+     *
+     * @param roundTripNs the round trip, in nanoseconds
+     * @return the fabric, or null
+     */
+    protected Fabric newFabricWithRoundTripNs(long roundTripNs) {
+        return null;
+    }
+
     @BeforeEach
     void openFabric() {
         fabric = newFabric();
@@ -426,6 +439,187 @@ public abstract class VerbsContract {
         assertTrue(took >= retryTimeoutNs() / 2, "a dead peer is detected by timeout, took " + took + " ns");
         assertTrue(took < retryTimeoutNs() + TimeUnit.SECONDS.toNanos(5), "and no later than that, took " + took);
         assertTrue(n2.isCrashed());
+    }
+
+    // ---------------------------------------------------------------- error completions of one queue pair (R11, R17)
+
+    /** A remote address with a valid rkey of another node's region: the target rejects it. */
+    private RemoteAddress badRkey(MemoryRegion target, long offset) {
+        MemoryRegion elsewhere = n3.allocate(64, Access.ALL);
+        return new RemoteAddress(target.node().id(), elsewhere.rkey(), target.address() + offset);
+    }
+
+    /**
+     * Checks the completions of one queue pair after a failure: one per posted request that is signaled or not
+     * successful, in posting order; the successes before the failing request, then exactly one error with the
+     * expected status, then only WR_FLUSH_ERR.
+     */
+    private static void assertOneFailureThenFlushes(List<Completion> got, long[] wrIds, int failing,
+                                                    WcStatus status) {
+        assertEquals(wrIds.length, got.size(), "completions " + got);
+        for (int i = 0; i < wrIds.length; i++) {
+            Completion c = got.get(i);
+            assertEquals(wrIds[i], c.wrId(), "completion " + i + " in posting order: " + got);
+            WcStatus expected = i < failing ? WcStatus.SUCCESS : i == failing ? status : WcStatus.WR_FLUSH_ERR;
+            assertEquals(expected, c.status(), "completion " + i + ": " + got);
+        }
+        long errors = got.stream().filter(c -> !c.status().isSuccess() && c.status() != WcStatus.WR_FLUSH_ERR)
+            .count();
+        assertEquals(1, errors, "exactly one error that is not a flush: " + got);
+    }
+
+    @Test
+    void shouldCompleteAReadThenFailAWriteWithABadRkeyInOneDoorbell() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLong(0, 0x5eed);
+        Client c = new Client(n1, n2);
+        c.local.putLong(8, 99);
+        WorkRequest[] list = {
+            new WorkRequest().read(c.local, 0, 8, target.remote(0)).wrId(1).flags(WorkRequest.SIGNALED),
+            new WorkRequest().write(c.local, 8, 8, badRkey(target, 8)).wrId(2),
+            new WorkRequest().faa(c.local, 16, target.remote(16), 1).wrId(3),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 3));
+        assertOneFailureThenFlushes(c.take(3), new long[] {1, 2, 3}, 1, WcStatus.REM_ACCESS_ERR);
+        c.expectNoMore();
+        assertEquals(0x5eed, c.local.getLong(0), "the READ before the failure read the right data");
+        assertEquals(0, target.getLongVolatile(8), "the failed WRITE wrote nothing");
+        assertEquals(0, target.getLongVolatile(16), "the flushed FETCH_ADD had no effect");
+        assertEquals(QpState.ERROR, c.qp.state());
+    }
+
+    @Test
+    void shouldFlushAWriteAfterAReadWithABadRkey() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        Client c = new Client(n1, n2);
+        c.local.putLong(0, -7);
+        c.local.putLong(8, 42);
+        WorkRequest[] list = {
+            new WorkRequest().read(c.local, 0, 8, badRkey(target, 0)).wrId(1).flags(WorkRequest.SIGNALED),
+            new WorkRequest().write(c.local, 8, 8, target.remote(8)).wrId(2),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 2));
+        assertOneFailureThenFlushes(c.take(2), new long[] {1, 2}, 0, WcStatus.REM_ACCESS_ERR);
+        c.expectNoMore();
+        assertEquals(0, target.getLongVolatile(8), "the WRITE after the failure did not land");
+        assertEquals(-7, c.local.getLong(0), "the failed READ wrote nothing locally");
+    }
+
+    @Test
+    void shouldFlushAWriteAfterAFetchAndAddWithABadRkey() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLongVolatile(0, 10);
+        Client c = new Client(n1, n2);
+        c.local.putLong(0, -7);
+        c.local.putLong(8, 42);
+        WorkRequest[] list = {
+            new WorkRequest().faa(c.local, 0, badRkey(target, 0), 1).wrId(1),
+            new WorkRequest().write(c.local, 8, 8, target.remote(8)).wrId(2).flags(WorkRequest.SIGNALED),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 2));
+        assertOneFailureThenFlushes(c.take(2), new long[] {1, 2}, 0, WcStatus.REM_ACCESS_ERR);
+        c.expectNoMore();
+        assertEquals(10, target.getLongVolatile(0), "the failed FETCH_ADD changed nothing");
+        assertEquals(0, target.getLongVolatile(8), "the WRITE after the failure did not land");
+        assertEquals(-7, c.local.getLong(0), "the failed FETCH_ADD wrote no result");
+    }
+
+    @Test
+    void shouldFlushEverythingAfterAMisalignedRemoteAtomic() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLongVolatile(0, 3);
+        Client c = new Client(n1, n2);
+        c.local.putLong(8, 42);
+        WorkRequest[] list = {
+            new WorkRequest().faa(c.local, 0, target.remote(0), 1).wrId(1),
+            new WorkRequest().cas(c.local, 16, target.remote(4), 0, 1).wrId(2),
+            new WorkRequest().faa(c.local, 24, target.remote(0), 1).wrId(3),
+            new WorkRequest().write(c.local, 8, 8, target.remote(8)).wrId(4),
+            new WorkRequest().read(c.local, 32, 8, target.remote(0)).wrId(5).flags(WorkRequest.SIGNALED),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 5));
+        List<Completion> got = c.take(4);
+        c.expectNoMore();
+        assertOneFailureThenFlushes(got, new long[] {2, 3, 4, 5}, 0, WcStatus.REM_INV_REQ_ERR);
+        assertEquals(4, target.getLongVolatile(0), "only the FETCH_ADD before the failure happened");
+        assertEquals(0, target.getLongVolatile(8), "the flushed WRITE did not land");
+        assertEquals(3, c.local.getLong(0));
+        assertEquals(4, c.qp.statistics().errors(), "one failure and three flushes");
+    }
+
+    @Test
+    void shouldFailARequestWhoseRegionIsDeregisteredWhileItIsInFlight() {
+        long roundTripNs = TimeUnit.MILLISECONDS.toNanos(300);
+        long windowNs = roundTripNs / 4;
+        for (int attempt = 1; ; attempt++) {
+            Fabric slow = newFabricWithRoundTripNs(roundTripNs);
+            Assumptions.assumeTrue(slow != null, "the provider cannot hold a request in flight");
+            try {
+                if (deregisterInFlight(slow, windowNs)) {
+                    return;
+                }
+            } finally {
+                slow.close();
+            }
+            if (attempt == 3) {
+                Assumptions.abort("three times the deregistration did not happen within " + windowNs
+                    + " ns of posting: too loaded a machine to place it while the request is in flight");
+            }
+        }
+    }
+
+    /**
+     * Posts a READ from one region and a WRITE to another, deregisters both at once and checks that both fail with
+     * REM_ACCESS_ERR having written nothing, and that the requests behind them flush.
+     *
+     * @return false if the deregistration took longer than {@code windowNs} after posting (inconclusive)
+     */
+    private boolean deregisterInFlight(Fabric slow, long windowNs) {
+        Node a = slow.addNode("A");
+        Node b = slow.addNode("B");
+        MemoryRegion source = b.allocate(64, Access.ALL);
+        source.putLong(0, 11);
+        ByteBuffer raw = null;
+        MemoryRegion destination;
+        try {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+            destination = b.register(buffer, Access.ALL);
+            raw = buffer;
+        } catch (UnsupportedOperationException e) {
+            destination = b.allocate(64, Access.ALL);
+        }
+        Client reader = new Client(a, b);
+        Client writer = new Client(a, b);
+        reader.local.putLong(0, -1);
+        writer.local.putLong(0, 0x77);
+        WorkRequest[] reads = {
+            new WorkRequest().read(reader.local, 0, 8, source.remote(0)).wrId(1).flags(WorkRequest.SIGNALED),
+            new WorkRequest().faa(reader.local, 8, source.remote(8), 1).wrId(2),
+        };
+        WorkRequest[] writes = {
+            new WorkRequest().write(writer.local, 0, 8, destination.remote(0)).wrId(3).flags(WorkRequest.SIGNALED),
+            new WorkRequest().write(writer.local, 0, 8, destination.remote(8)).wrId(4),
+        };
+        long start = System.nanoTime();
+        assertEquals(QueuePair.POSTED, reader.qp.post(reads, 2));
+        assertEquals(QueuePair.POSTED, writer.qp.post(writes, 2));
+        source.deregister();
+        destination.deregister();
+        boolean inTime = System.nanoTime() - start < windowNs;
+        List<Completion> read = reader.take(2);
+        List<Completion> written = writer.take(2);
+        if (!inTime) {
+            return false;
+        }
+        assertOneFailureThenFlushes(read, new long[] {1, 2}, 0, WcStatus.REM_ACCESS_ERR);
+        assertOneFailureThenFlushes(written, new long[] {3, 4}, 0, WcStatus.REM_ACCESS_ERR);
+        assertEquals(-1, reader.local.getLong(0), "the READ from a deregistered region wrote nothing locally");
+        assertEquals(0, reader.local.getLong(8), "the flushed FETCH_ADD returned nothing");
+        if (raw != null) {
+            assertEquals(0, raw.getLong(0), "the WRITE to a deregistered region wrote nothing");
+            assertEquals(0, raw.getLong(8), "the flushed WRITE wrote nothing");
+        }
+        return true;
     }
 
     @Test
