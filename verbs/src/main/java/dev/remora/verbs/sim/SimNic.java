@@ -36,6 +36,7 @@ final class SimNic {
             return;
         }
         Worker w = worker(qp);
+        // The caller holds this queue pair's monitor already (posting) or no lock (see above): never out of order.
         synchronized (qp) {
             if (!qp.scheduled) {
                 qp.scheduled = true;
@@ -49,6 +50,7 @@ final class SimNic {
         int i = Math.floorMod(qp.node().id() * 31 + qp.qpNumber(), workers.length);
         Worker w = workers[i];
         if (w == null) {
+            // Possibly under a queue pair's monitor: this monitor is a leaf, nothing is taken while holding it.
             synchronized (this) {
                 w = workers[i];
                 if (w == null) {

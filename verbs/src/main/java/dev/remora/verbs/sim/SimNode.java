@@ -160,6 +160,7 @@ final class SimNode implements Node {
     }
 
     synchronized void forget(SimQueuePair qp) {
+        // This monitor, then the queue pair's in statistics(): the node comes first in SimQueuePair's lock order.
         if (queuePairs.remove(qp.qpNumber(), qp)) {
             retiredStatistics = retiredStatistics.plus(qp.statistics());
         }
@@ -167,6 +168,7 @@ final class SimNode implements Node {
 
     /** @return the counters of every queue pair this node has had */
     synchronized VerbsStatistics statistics() {
+        // This monitor, then each queue pair's in turn (lines 1 and 2 of SimQueuePair's lock order).
         VerbsStatistics s = retiredStatistics;
         for (SimQueuePair qp : queuePairs.values()) {
             s = s.plus(qp.statistics());

@@ -244,6 +244,7 @@ final class SimQueuePair implements QueuePair {
 
     private void finishDoorbell(long now) {
         if (progress(now) != Long.MAX_VALUE) {
+            // Under this monitor: wake re-enters it and may take the NIC's monitor, a leaf (see Lock order).
             fabric.nic().wake(this);
         }
     }
@@ -326,6 +327,7 @@ final class SimQueuePair implements QueuePair {
         RecvEntry entry = new RecvEntry(wr.wrId(), wr.localAddress(), wr.length(), wr.lkey());
         synchronized (rqLock) {
             if (state == QpState.ERROR) {
+                // rqLock, then the completion queue's ring: lines 3 and 5 of the lock order.
                 recvCq.deliver(entry.wrId(), WcStatus.WR_FLUSH_ERR, Opcode.RECV, 0, qpn);
             } else {
                 rq.addLast(entry);
@@ -333,7 +335,8 @@ final class SimQueuePair implements QueuePair {
         }
         SimQueuePair p = peer;
         if (p != null) {
-            // A SEND of the peer may be waiting for this buffer (receiver not ready): let its NIC retry now.
+            // A SEND of the peer may be waiting for this buffer (receiver not ready): let its NIC retry now. Only
+            // after releasing rqLock: wake takes the peer's monitor, which comes before any rqLock in the lock order.
             fabric.nic().wake(p);
         }
         return POSTED;
@@ -528,6 +531,7 @@ final class SimQueuePair implements QueuePair {
                 return fail(w, WcStatus.LOC_PROT_ERR);
             }
         }
+        // This monitor, then the peer's rqLock (lines 2 and 3 of the lock order); never the peer's monitor.
         RecvEntry r = p.recvCq == null ? null : p.takeRecv();
         if (r == null) {
             long now = fabric.now();
@@ -632,6 +636,7 @@ final class SimQueuePair implements QueuePair {
         if (sendCq != null) {
             sendCq.removeProducer(this);
         }
+        // Not under this monitor: forget takes the node's monitor and then this one (lines 1 and 2 of the lock order).
         node.forget(this);
     }
 
