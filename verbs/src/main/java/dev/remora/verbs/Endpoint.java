@@ -1,5 +1,7 @@
 package dev.remora.verbs;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
 /**
@@ -14,9 +16,23 @@ import java.util.Objects;
  * uses a new one (like reconnecting).
  *
  * <p>Not thread-safe: give each thread its own endpoint (they are cheap), as RDMA programs give each thread its own
- * queue pairs.
+ * queue pairs. An endpoint may be handed from one thread to another between calls (opened by one thread and used by
+ * another, say), but two threads inside its methods at once is a bug, which the endpoint detects: the second call
+ * throws {@link IllegalStateException} naming both threads, before it does anything. The check costs one
+ * uncontended compare-and-set on entry to each method and a release store on exit (a few nanoseconds next to the
+ * round trip) and allocates nothing; {@link #node()}, {@link #dispatcher()}, {@link #newTag(String)},
+ * {@link #nanoTime()} and {@link #operationTimeoutNs()} are safe from any thread and not checked.
  */
 public final class Endpoint implements AutoCloseable {
+    private static final VarHandle USER;
+
+    static {
+        try {
+            USER = MethodHandles.lookup().findVarHandle(Endpoint.class, "user", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * Settings of an endpoint; every time and size carries its unit.
@@ -111,6 +127,9 @@ public final class Endpoint implements AutoCloseable {
     private RemoteAddress[] unflushed = new RemoteAddress[8];
     private VerbsStatistics retired = VerbsStatistics.ZERO;
     private boolean closed;
+    /** The thread inside one of the checked methods, or null. */
+    @SuppressWarnings("unused") // accessed through USER
+    private volatile Thread user;
 
     private Endpoint(Node node, Context context) {
         this.node = Objects.requireNonNull(node, "node");
@@ -179,6 +198,37 @@ public final class Endpoint implements AutoCloseable {
      * @return a connected queue pair
      */
     public QueuePair queuePair(int nodeId) {
+        enter("queuePair");
+        try {
+            return connected(nodeId);
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Marks the calling thread as the endpoint's user until {@link #exit()}.
+     *
+     * @param method the method called, for the message
+     * @throws IllegalStateException if another thread is inside a method of this endpoint
+     */
+    private void enter(String method) {
+        Thread me = Thread.currentThread();
+        // A volatile CAS: it also acquires everything the previous user wrote before its exit() released the endpoint.
+        Thread other = (Thread) USER.compareAndExchange(this, null, me);
+        if (other != null) {
+            throw new IllegalStateException("endpoint of node " + node.name() + " used by two threads at once: \""
+                + me.getName() + "\" called " + method + " while \"" + other.getName() + "\" is inside a call; an "
+                + "endpoint is single-threaded: give each thread its own, or hand it over between calls");
+        }
+    }
+
+    private void exit() {
+        // A release store after every access of the call, so the next user's enter() sees them all.
+        USER.setRelease(this, null);
+    }
+
+    private QueuePair connected(int nodeId) {
         ensureOpen();
         if (nodeId < 0) {
             throw new IllegalArgumentException("negative node id " + nodeId);
@@ -248,10 +298,15 @@ public final class Endpoint implements AutoCloseable {
      * @return its value
      */
     public long readLong(RemoteAddress address) {
-        QueuePair qp = queuePair(address.nodeId());
-        wr.read(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, address);
-        return scratch.getLong(0);
+        enter("readLong");
+        try {
+            QueuePair qp = connected(address.nodeId());
+            wr.read(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED);
+            execute(qp, wr, address);
+            return scratch.getLong(0);
+        } finally {
+            exit();
+        }
     }
 
     /**
@@ -263,9 +318,14 @@ public final class Endpoint implements AutoCloseable {
      * @param length bytes
      */
     public void read(RemoteAddress address, MemoryRegion destination, long offset, int length) {
-        QueuePair qp = queuePair(address.nodeId());
-        wr.read(destination, offset, length, address).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, address);
+        enter("read");
+        try {
+            QueuePair qp = connected(address.nodeId());
+            wr.read(destination, offset, length, address).flags(WorkRequest.SIGNALED);
+            execute(qp, wr, address);
+        } finally {
+            exit();
+        }
     }
 
     /**
@@ -288,12 +348,17 @@ public final class Endpoint implements AutoCloseable {
      *     needs to see before the next release (a lock's queue links and hand-overs), which saves the flush READ
      */
     public void writeLong(RemoteAddress address, long value, boolean flushLater) {
-        QueuePair qp = queuePair(address.nodeId());
-        scratch.putLong(0, value);
-        wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
-        execute(qp, wr, address);
-        if (flushLater) {
-            markWritten(address);
+        enter("writeLong");
+        try {
+            QueuePair qp = connected(address.nodeId());
+            scratch.putLong(0, value);
+            wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
+            execute(qp, wr, address);
+            if (flushLater) {
+                remember(address);
+            }
+        } finally {
+            exit();
         }
     }
 
@@ -306,10 +371,15 @@ public final class Endpoint implements AutoCloseable {
      * @param length bytes
      */
     public void write(RemoteAddress address, MemoryRegion source, long offset, int length) {
-        QueuePair qp = queuePair(address.nodeId());
-        wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, address);
-        markWritten(address);
+        enter("write");
+        try {
+            QueuePair qp = connected(address.nodeId());
+            wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
+            execute(qp, wr, address);
+            remember(address);
+        } finally {
+            exit();
+        }
     }
 
     /**
@@ -319,7 +389,16 @@ public final class Endpoint implements AutoCloseable {
      * @param address an address written; it must be readable remotely (REMOTE_READ) for the flush
      */
     public void markWritten(RemoteAddress address) {
-        queuePair(address.nodeId());
+        enter("markWritten");
+        try {
+            remember(address);
+        } finally {
+            exit();
+        }
+    }
+
+    private void remember(RemoteAddress address) {
+        connected(address.nodeId());
         unflushed[address.nodeId()] = address;
     }
 
@@ -335,19 +414,24 @@ public final class Endpoint implements AutoCloseable {
      * @return the number of nodes flushed
      */
     public int flush(int exceptNodeId) {
-        int flushed = 0;
-        for (int n = 0; n < unflushed.length; n++) {
-            RemoteAddress a = unflushed[n];
-            if (a == null || n == exceptNodeId) {
-                continue;
+        enter("flush");
+        try {
+            int flushed = 0;
+            for (int n = 0; n < unflushed.length; n++) {
+                RemoteAddress a = unflushed[n];
+                if (a == null || n == exceptNodeId) {
+                    continue;
+                }
+                QueuePair qp = connected(n);
+                wr.read(scratch, 0, Long.BYTES, a.plus(-(a.address() & 7))).flags(WorkRequest.SIGNALED);
+                execute(qp, wr, a);
+                unflushed[n] = null;
+                flushed++;
             }
-            QueuePair qp = queuePair(n);
-            wr.read(scratch, 0, Long.BYTES, a.plus(-(a.address() & 7))).flags(WorkRequest.SIGNALED);
-            execute(qp, wr, a);
-            unflushed[n] = null;
-            flushed++;
+            return flushed;
+        } finally {
+            exit();
         }
-        return flushed;
     }
 
     /**
@@ -359,10 +443,15 @@ public final class Endpoint implements AutoCloseable {
      * @return the word's previous value (the swap happened iff it equals {@code expected})
      */
     public long cas(RemoteAddress address, long expected, long desired) {
-        QueuePair qp = queuePair(address.nodeId());
-        wr.cas(scratch, 0, address, expected, desired).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, address);
-        return scratch.getLong(0);
+        enter("cas");
+        try {
+            QueuePair qp = connected(address.nodeId());
+            wr.cas(scratch, 0, address, expected, desired).flags(WorkRequest.SIGNALED);
+            execute(qp, wr, address);
+            return scratch.getLong(0);
+        } finally {
+            exit();
+        }
     }
 
     /**
@@ -373,21 +462,31 @@ public final class Endpoint implements AutoCloseable {
      * @return the word's previous value
      */
     public long faa(RemoteAddress address, long delta) {
-        QueuePair qp = queuePair(address.nodeId());
-        wr.faa(scratch, 0, address, delta).flags(WorkRequest.SIGNALED);
-        execute(qp, wr, address);
-        return scratch.getLong(0);
+        enter("faa");
+        try {
+            QueuePair qp = connected(address.nodeId());
+            wr.faa(scratch, 0, address, delta).flags(WorkRequest.SIGNALED);
+            execute(qp, wr, address);
+            return scratch.getLong(0);
+        } finally {
+            exit();
+        }
     }
 
     /** @return the counters of every queue pair this endpoint has used */
     public VerbsStatistics statistics() {
-        VerbsStatistics s = retired;
-        for (QueuePair qp : queuePairs) {
-            if (qp != null) {
-                s = s.plus(qp.statistics());
+        enter("statistics");
+        try {
+            VerbsStatistics s = retired;
+            for (QueuePair qp : queuePairs) {
+                if (qp != null) {
+                    s = s.plus(qp.statistics());
+                }
             }
+            return s;
+        } finally {
+            exit();
         }
-        return s;
     }
 
     private void ensureOpen() {
@@ -399,17 +498,22 @@ public final class Endpoint implements AutoCloseable {
     /** Closes the queue pairs, the completion queue and the scratch region. Idempotent. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (int i = 0; i < queuePairs.length; i++) {
-            if (queuePairs[i] != null) {
-                retire(queuePairs[i]);
-                queuePairs[i] = null;
+        enter("close");
+        try {
+            if (closed) {
+                return;
             }
+            closed = true;
+            for (int i = 0; i < queuePairs.length; i++) {
+                if (queuePairs[i] != null) {
+                    retire(queuePairs[i]);
+                    queuePairs[i] = null;
+                }
+            }
+            scratch.deregister();
+            cq.close();
+        } finally {
+            exit();
         }
-        scratch.deregister();
-        cq.close();
     }
 }

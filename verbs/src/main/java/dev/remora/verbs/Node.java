@@ -32,9 +32,15 @@ public interface Node {
      * must access the memory only through the returned region, or a deterministic fabric cannot see its accesses.
      * Providers that cannot register foreign memory throw {@link UnsupportedOperationException}.
      *
+     * <p>The region must start at an 8-byte-aligned native address, as {@link #allocate} regions do, so that its
+     * aligned offsets are aligned words for the CPU and for remote atomics: slice a buffer at an index where
+     * {@link ByteBuffer#alignmentOffset(int, int) alignmentOffset(index, 8)} is 0.
+     *
      * @param directBuffer a direct buffer; its position and limit delimit the region
      * @param access flags from {@link Access}
      * @return the registered region
+     * @throws IllegalArgumentException if the buffer is not direct, has no bytes remaining, or its position is not
+     *     at an 8-byte-aligned native address
      */
     MemoryRegion register(ByteBuffer directBuffer, int access);
 

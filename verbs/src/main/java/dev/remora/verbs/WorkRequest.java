@@ -88,7 +88,7 @@ public final class WorkRequest {
      * written to {@code result} at {@code resultOffset} (8 bytes, LOCAL_WRITE).
      *
      * @param result region receiving the old value
-     * @param resultOffset byte offset of the old value in {@code result}
+     * @param resultOffset byte offset of the old value in {@code result}, 8-byte aligned (posting rejects others)
      * @param remote an 8-byte-aligned word; the region needs REMOTE_ATOMIC
      * @param expected compared value
      * @param desired swapped-in value
@@ -106,7 +106,7 @@ public final class WorkRequest {
      * {@code resultOffset} (8 bytes, LOCAL_WRITE).
      *
      * @param result region receiving the old value
-     * @param resultOffset byte offset of the old value in {@code result}
+     * @param resultOffset byte offset of the old value in {@code result}, 8-byte aligned (posting rejects others)
      * @param remote an 8-byte-aligned word; the region needs REMOTE_ATOMIC
      * @param delta the addend (two's complement wrap-around)
      * @return this
@@ -227,7 +227,8 @@ public final class WorkRequest {
      *
      * @param index the request's position in its list, for messages
      * @param maxInlineBytes the provider's {@code max_inline_data}
-     * @throws IllegalArgumentException for no opcode, a RECV, or a bad INLINE request
+     * @throws IllegalArgumentException for no opcode, a RECV, a CAS or FETCH_ADD whose local result address is not
+     *     8-byte aligned, or a bad INLINE request
      */
     public void checkSendable(int index, int maxInlineBytes) {
         if (opcode == null) {
@@ -236,6 +237,12 @@ public final class WorkRequest {
         }
         if (opcode == Opcode.RECV) {
             throw new IllegalArgumentException("work request " + index + " is a RECV: post it with postRecv()");
+        }
+        if (opcode.isAtomic() && (localAddress & 7) != 0) {
+            // Rejected before posting: the NIC would apply the atomic remotely and only then fail to store its result.
+            throw new IllegalArgumentException("work request " + index + ": " + opcode + " result address 0x"
+                + Long.toHexString(localAddress) + " is not 8-byte aligned (an atomic's 8-byte result is written to an "
+                + "8-byte-aligned local address)");
         }
         if (has(INLINE)) {
             if (opcode != Opcode.WRITE && opcode != Opcode.SEND) {

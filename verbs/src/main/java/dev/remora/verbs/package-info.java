@@ -54,11 +54,12 @@
  *       L05b, L09a). Use {@link dev.remora.verbs.WaitTag#await(long)} rather than raw polling to wait for your own
  *       operations (R12, L19).</li>
  *   <li><b>Errors</b> are completions, as on hardware (R17): bad rkey, out of bounds or missing access flag →
- *       {@code REM_ACCESS_ERR}; misaligned atomic → {@code REM_INV_REQ_ERR}; bad local buffer →
+ *       {@code REM_ACCESS_ERR}; atomic at a misaligned remote address → {@code REM_INV_REQ_ERR}; bad local buffer →
  *       {@code LOC_PROT_ERR}; unreachable peer → {@code RETRY_EXC_ERR} after the provider's retry timeout. The queue
  *       pair then goes to {@code ERROR} and every outstanding and later request completes with
  *       {@code WR_FLUSH_ERR}. A failed request changes no remote memory. Misuse of the Java API (null, negative
- *       lengths, posting on a closed fabric or an unconnected queue pair) throws at once.</li>
+ *       lengths, an atomic whose local result address is not 8-byte aligned, posting on a closed fabric or an
+ *       unconnected queue pair) throws at once and posts nothing.</li>
  *   <li><b>Byte order.</b> Words are in the host's native byte order on every provider (like {@code mlx5} with
  *       host-endian atomics).</li>
  * </ol>

@@ -1,10 +1,12 @@
 package dev.remora.verbs;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -47,6 +49,19 @@ public abstract class VerbsContract {
      * @param node the node
      */
     protected abstract void crash(Node node);
+
+    /**
+     * Opens a fresh fabric like {@link #newFabric()}, except that every request takes at least {@code roundTripNs}
+     * from posting to completion and has its remote effect no earlier than half of it after posting, so that a test
+     * can act while a request is in flight. A provider that cannot slow its requests down returns null, and the
+     * tests that need it are skipped.
+     *
+     * @param roundTripNs the round trip, in nanoseconds
+     * @return the fabric, or null
+     */
+    protected Fabric newFabricWithRoundTripNs(long roundTripNs) {
+        return null;
+    }
 
     @BeforeEach
     void openFabric() {
@@ -426,6 +441,187 @@ public abstract class VerbsContract {
         assertTrue(n2.isCrashed());
     }
 
+    // ---------------------------------------------------------------- error completions of one queue pair (R11, R17)
+
+    /** A remote address with a valid rkey of another node's region: the target rejects it. */
+    private RemoteAddress badRkey(MemoryRegion target, long offset) {
+        MemoryRegion elsewhere = n3.allocate(64, Access.ALL);
+        return new RemoteAddress(target.node().id(), elsewhere.rkey(), target.address() + offset);
+    }
+
+    /**
+     * Checks the completions of one queue pair after a failure: one per posted request that is signaled or not
+     * successful, in posting order; the successes before the failing request, then exactly one error with the
+     * expected status, then only WR_FLUSH_ERR.
+     */
+    private static void assertOneFailureThenFlushes(List<Completion> got, long[] wrIds, int failing,
+                                                    WcStatus status) {
+        assertEquals(wrIds.length, got.size(), "completions " + got);
+        for (int i = 0; i < wrIds.length; i++) {
+            Completion c = got.get(i);
+            assertEquals(wrIds[i], c.wrId(), "completion " + i + " in posting order: " + got);
+            WcStatus expected = i < failing ? WcStatus.SUCCESS : i == failing ? status : WcStatus.WR_FLUSH_ERR;
+            assertEquals(expected, c.status(), "completion " + i + ": " + got);
+        }
+        long errors = got.stream().filter(c -> !c.status().isSuccess() && c.status() != WcStatus.WR_FLUSH_ERR)
+            .count();
+        assertEquals(1, errors, "exactly one error that is not a flush: " + got);
+    }
+
+    @Test
+    void shouldCompleteAReadThenFailAWriteWithABadRkeyInOneDoorbell() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLong(0, 0x5eed);
+        Client c = new Client(n1, n2);
+        c.local.putLong(8, 99);
+        WorkRequest[] list = {
+            new WorkRequest().read(c.local, 0, 8, target.remote(0)).wrId(1).flags(WorkRequest.SIGNALED),
+            new WorkRequest().write(c.local, 8, 8, badRkey(target, 8)).wrId(2),
+            new WorkRequest().faa(c.local, 16, target.remote(16), 1).wrId(3),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 3));
+        assertOneFailureThenFlushes(c.take(3), new long[] {1, 2, 3}, 1, WcStatus.REM_ACCESS_ERR);
+        c.expectNoMore();
+        assertEquals(0x5eed, c.local.getLong(0), "the READ before the failure read the right data");
+        assertEquals(0, target.getLongVolatile(8), "the failed WRITE wrote nothing");
+        assertEquals(0, target.getLongVolatile(16), "the flushed FETCH_ADD had no effect");
+        assertEquals(QpState.ERROR, c.qp.state());
+    }
+
+    @Test
+    void shouldFlushAWriteAfterAReadWithABadRkey() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        Client c = new Client(n1, n2);
+        c.local.putLong(0, -7);
+        c.local.putLong(8, 42);
+        WorkRequest[] list = {
+            new WorkRequest().read(c.local, 0, 8, badRkey(target, 0)).wrId(1).flags(WorkRequest.SIGNALED),
+            new WorkRequest().write(c.local, 8, 8, target.remote(8)).wrId(2),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 2));
+        assertOneFailureThenFlushes(c.take(2), new long[] {1, 2}, 0, WcStatus.REM_ACCESS_ERR);
+        c.expectNoMore();
+        assertEquals(0, target.getLongVolatile(8), "the WRITE after the failure did not land");
+        assertEquals(-7, c.local.getLong(0), "the failed READ wrote nothing locally");
+    }
+
+    @Test
+    void shouldFlushAWriteAfterAFetchAndAddWithABadRkey() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLongVolatile(0, 10);
+        Client c = new Client(n1, n2);
+        c.local.putLong(0, -7);
+        c.local.putLong(8, 42);
+        WorkRequest[] list = {
+            new WorkRequest().faa(c.local, 0, badRkey(target, 0), 1).wrId(1),
+            new WorkRequest().write(c.local, 8, 8, target.remote(8)).wrId(2).flags(WorkRequest.SIGNALED),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 2));
+        assertOneFailureThenFlushes(c.take(2), new long[] {1, 2}, 0, WcStatus.REM_ACCESS_ERR);
+        c.expectNoMore();
+        assertEquals(10, target.getLongVolatile(0), "the failed FETCH_ADD changed nothing");
+        assertEquals(0, target.getLongVolatile(8), "the WRITE after the failure did not land");
+        assertEquals(-7, c.local.getLong(0), "the failed FETCH_ADD wrote no result");
+    }
+
+    @Test
+    void shouldFlushEverythingAfterAMisalignedRemoteAtomic() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLongVolatile(0, 3);
+        Client c = new Client(n1, n2);
+        c.local.putLong(8, 42);
+        WorkRequest[] list = {
+            new WorkRequest().faa(c.local, 0, target.remote(0), 1).wrId(1),
+            new WorkRequest().cas(c.local, 16, target.remote(4), 0, 1).wrId(2),
+            new WorkRequest().faa(c.local, 24, target.remote(0), 1).wrId(3),
+            new WorkRequest().write(c.local, 8, 8, target.remote(8)).wrId(4),
+            new WorkRequest().read(c.local, 32, 8, target.remote(0)).wrId(5).flags(WorkRequest.SIGNALED),
+        };
+        assertEquals(QueuePair.POSTED, c.qp.post(list, 5));
+        List<Completion> got = c.take(4);
+        c.expectNoMore();
+        assertOneFailureThenFlushes(got, new long[] {2, 3, 4, 5}, 0, WcStatus.REM_INV_REQ_ERR);
+        assertEquals(4, target.getLongVolatile(0), "only the FETCH_ADD before the failure happened");
+        assertEquals(0, target.getLongVolatile(8), "the flushed WRITE did not land");
+        assertEquals(3, c.local.getLong(0));
+        assertEquals(4, c.qp.statistics().errors(), "one failure and three flushes");
+    }
+
+    @Test
+    void shouldFailARequestWhoseRegionIsDeregisteredWhileItIsInFlight() {
+        long roundTripNs = TimeUnit.MILLISECONDS.toNanos(300);
+        long windowNs = roundTripNs / 4;
+        for (int attempt = 1; ; attempt++) {
+            Fabric slow = newFabricWithRoundTripNs(roundTripNs);
+            Assumptions.assumeTrue(slow != null, "the provider cannot hold a request in flight");
+            try {
+                if (deregisterInFlight(slow, windowNs)) {
+                    return;
+                }
+            } finally {
+                slow.close();
+            }
+            if (attempt == 3) {
+                Assumptions.abort("three times the deregistration did not happen within " + windowNs
+                    + " ns of posting: too loaded a machine to place it while the request is in flight");
+            }
+        }
+    }
+
+    /**
+     * Posts a READ from one region and a WRITE to another, deregisters both at once and checks that both fail with
+     * REM_ACCESS_ERR having written nothing, and that the requests behind them flush.
+     *
+     * @return false if the deregistration took longer than {@code windowNs} after posting (inconclusive)
+     */
+    private boolean deregisterInFlight(Fabric slow, long windowNs) {
+        Node a = slow.addNode("A");
+        Node b = slow.addNode("B");
+        MemoryRegion source = b.allocate(64, Access.ALL);
+        source.putLong(0, 11);
+        ByteBuffer raw = null;
+        MemoryRegion destination;
+        try {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+            destination = b.register(buffer, Access.ALL);
+            raw = buffer;
+        } catch (UnsupportedOperationException e) {
+            destination = b.allocate(64, Access.ALL);
+        }
+        Client reader = new Client(a, b);
+        Client writer = new Client(a, b);
+        reader.local.putLong(0, -1);
+        writer.local.putLong(0, 0x77);
+        WorkRequest[] reads = {
+            new WorkRequest().read(reader.local, 0, 8, source.remote(0)).wrId(1).flags(WorkRequest.SIGNALED),
+            new WorkRequest().faa(reader.local, 8, source.remote(8), 1).wrId(2),
+        };
+        WorkRequest[] writes = {
+            new WorkRequest().write(writer.local, 0, 8, destination.remote(0)).wrId(3).flags(WorkRequest.SIGNALED),
+            new WorkRequest().write(writer.local, 0, 8, destination.remote(8)).wrId(4),
+        };
+        long start = System.nanoTime();
+        assertEquals(QueuePair.POSTED, reader.qp.post(reads, 2));
+        assertEquals(QueuePair.POSTED, writer.qp.post(writes, 2));
+        source.deregister();
+        destination.deregister();
+        boolean inTime = System.nanoTime() - start < windowNs;
+        List<Completion> read = reader.take(2);
+        List<Completion> written = writer.take(2);
+        if (!inTime) {
+            return false;
+        }
+        assertOneFailureThenFlushes(read, new long[] {1, 2}, 0, WcStatus.REM_ACCESS_ERR);
+        assertOneFailureThenFlushes(written, new long[] {3, 4}, 0, WcStatus.REM_ACCESS_ERR);
+        assertEquals(-1, reader.local.getLong(0), "the READ from a deregistered region wrote nothing locally");
+        assertEquals(0, reader.local.getLong(8), "the flushed FETCH_ADD returned nothing");
+        if (raw != null) {
+            assertEquals(0, raw.getLong(0), "the WRITE to a deregistered region wrote nothing");
+            assertEquals(0, raw.getLong(8), "the flushed WRITE wrote nothing");
+        }
+        return true;
+    }
+
     @Test
     void shouldReturnQueueFullInsteadOfOverrunningTheCompletionQueue() {
         MemoryRegion target = n2.allocate(64, Access.ALL);
@@ -462,6 +658,62 @@ public abstract class VerbsContract {
         assertThrows(IllegalArgumentException.class, () -> c.qp.post(new WorkRequest[0], 1));
         assertEquals(QpState.RTS, c.qp.state(), "misuse does not break the queue pair");
         assertEquals(0, c.qp.statistics().operations());
+    }
+
+    @Test
+    void shouldRejectAnAtomicWithAMisalignedLocalResultAtPostTime() {
+        MemoryRegion target = n2.allocate(64, Access.ALL);
+        target.putLongVolatile(0, 40);
+        Client c = new Client(n1, n2);
+        WorkRequest faa = new WorkRequest().faa(c.local, 4, target.remote(0), 1).flags(WorkRequest.SIGNALED);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.qp.post(faa));
+        String m = e.getMessage();
+        assertTrue(m.contains("work request 0") && m.contains("FETCH_ADD")
+            && m.contains("0x" + Long.toHexString(c.local.address() + 4)) && m.contains("8-byte"), m);
+        WorkRequest[] list = {
+            new WorkRequest().read(c.local, 16, 8, target.remote(0)).flags(WorkRequest.SIGNALED),
+            new WorkRequest().cas(c.local, 12, target.remote(0), 40, 41).flags(WorkRequest.SIGNALED),
+        };
+        IllegalArgumentException inList = assertThrows(IllegalArgumentException.class, () -> c.qp.post(list, 2));
+        assertTrue(inList.getMessage().contains("work request 1") && inList.getMessage().contains("CAS"),
+            inList.getMessage());
+        assertEquals(0, c.qp.statistics().operations(), "a rejected list posts nothing, not even its valid prefix");
+        assertEquals(QpState.RTS, c.qp.state());
+        assertEquals(40, target.getLongVolatile(0), "the remote word is untouched");
+        assertEquals(WcStatus.SUCCESS, c.one(new WorkRequest().faa(c.local, 8, target.remote(0), 1)).status(),
+            "the queue pair still works");
+        assertEquals(40, c.local.getLong(8));
+        assertEquals(41, target.getLongVolatile(0), "and nothing applied the rejected atomics meanwhile");
+    }
+
+    @Test
+    void shouldRejectRegisteringABufferThatIsNotEightByteAligned() {
+        ByteBuffer raw = ByteBuffer.allocateDirect(256);
+        int aligned = 0;
+        while (raw.alignmentOffset(aligned, 8) != 0) {
+            aligned++;
+        }
+        int misaligned = aligned + 3;
+        MemoryRegion region;
+        try {
+            region = n2.register(raw.slice(aligned, 64), Access.ALL);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("the provider does not register caller-owned buffers: " + e.getMessage());
+            return;
+        }
+        IllegalArgumentException slice = assertThrows(IllegalArgumentException.class,
+            () -> n2.register(raw.slice(misaligned, 64), Access.ALL));
+        assertTrue(slice.getMessage().contains("8-byte"), slice.getMessage());
+        ByteBuffer positioned = raw.duplicate().position(misaligned).limit(misaligned + 64);
+        IllegalArgumentException position = assertThrows(IllegalArgumentException.class,
+            () -> n2.register(positioned, Access.ALL));
+        assertTrue(position.getMessage().contains("8-byte"), position.getMessage());
+        region.putLong(0, 5);
+        assertEquals(5, region.getLong(0));
+        Client c = new Client(n1, n2);
+        assertEquals(WcStatus.SUCCESS, c.one(new WorkRequest().cas(c.local, 0, region.remote(0), 5, 6)).status());
+        assertEquals(5, c.local.getLong(0));
+        assertEquals(6, region.getLongVolatile(0));
     }
 
     @Test

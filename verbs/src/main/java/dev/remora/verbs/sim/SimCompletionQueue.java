@@ -10,17 +10,28 @@ import dev.remora.verbs.WcStatus;
  *
  * <p>Slots are reserved when a request is posted ({@link #reserve(int)}), so delivery never finds the ring full;
  * a reservation is returned when its completion is polled or, for a successful unsignaled request, when it completes.
+ *
+ * <h2>Locks</h2>
+ * Two monitors, both leaves of the fabric's lock order (see {@link SimQueuePair}): this object's, which guards the
+ * ring and the producer list, and {@link #waitLock}, on which {@link #await} blocks. Neither is held while taking any
+ * other lock, and in particular no thread holds either while it polls and thereby progresses a producing queue pair
+ * (which takes the queue pair's monitor and then, to deliver, this one). A deliverer holds its queue pair's monitor
+ * while it takes this one, and takes {@link #waitLock} only after releasing this one.
  */
 final class SimCompletionQueue implements CompletionQueue {
     private static final long SPIN_NS = 10_000;
 
     private final SimFabric fabric;
     private static final java.lang.invoke.VarHandle RESERVED;
+    private static final java.lang.invoke.VarHandle SIGNALS;
+    private static final java.lang.invoke.VarHandle WAKEUPS;
 
     static {
         try {
-            RESERVED = java.lang.invoke.MethodHandles.lookup().findVarHandle(SimCompletionQueue.class, "reserved",
-                int.class);
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            RESERVED = lookup.findVarHandle(SimCompletionQueue.class, "reserved", int.class);
+            SIGNALS = lookup.findVarHandle(SimCompletionQueue.class, "signals", long.class);
+            WAKEUPS = lookup.findVarHandle(SimCompletionQueue.class, "wakeups", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -35,8 +46,19 @@ final class SimCompletionQueue implements CompletionQueue {
     /** Slots promised to posted requests (lock-free: posting and polling threads update it). */
     @SuppressWarnings("unused") // accessed through RESERVED
     private volatile int reserved;
-    private int waiters;
-    private long wakeups;
+    /** The monitor {@link #await} blocks on: a leaf lock, distinct from the ring's (this object's) monitor. */
+    private final Object waitLock = new Object();
+    /** Threads blocked (or about to block) in {@link #await}; changed only under {@link #waitLock}. */
+    private volatile int waiters;
+    /**
+     * Bumped after every change a waiter may be waiting for: a delivery, {@link #wakeWaiters()}, {@link #close()}.
+     * The handshake with {@link #waiters} is in {@link #signal()}.
+     */
+    @SuppressWarnings("unused") // accessed through SIGNALS
+    private volatile long signals;
+    /** Bumped by {@link #wakeWaiters()} only, so that {@link #await} returns to let its caller re-check. */
+    @SuppressWarnings("unused") // accessed through WAKEUPS
+    private volatile long wakeups;
     private volatile boolean closed;
     /**
      * Queue pairs whose send queue completes here. A poller that finds the ring empty progresses them itself when
@@ -80,10 +102,35 @@ final class SimCompletionQueue implements CompletionQueue {
         RESERVED.getAndAdd(this, -n);
     }
 
-    synchronized void deliver(long wrId, WcStatus status, Opcode opcode, int bytes, int qpn) {
-        ring[(int) tail++ & mask].set(wrId, status, opcode, bytes, qpn, 0);
+    /** Queues a completion. Caller may hold its queue pair's monitor and {@code rqLock}, never {@link #waitLock}. */
+    void deliver(long wrId, WcStatus status, Opcode opcode, int bytes, int qpn) {
+        synchronized (this) {
+            ring[(int) tail++ & mask].set(wrId, status, opcode, bytes, qpn, 0);
+        }
+        // After the ring update, so that a waiter that read the old signal count before polling sees the new one.
+        signal();
+    }
+
+    /**
+     * Wakes blocked waiters after a change to what they wait for. The handshake, which loses no wake-up without
+     * taking {@link #waitLock} on the common path (nobody waiting):
+     * <pre>
+     *   signaller:  publish the change;  SIGNALS += 1;  if (waiters > 0) notify under waitLock
+     *   waiter:     s = SIGNALS;  poll (finds nothing);  under waitLock: waiters += 1;  if (SIGNALS == s) wait
+     * </pre>
+     * All four accesses to {@code SIGNALS} and {@code waiters} are volatile, so they are sequentially consistent:
+     * either the signaller's {@code waiters} read follows the waiter's increment, and it notifies (under the lock,
+     * so only once the waiter is inside {@code wait}), or the waiter's second {@code SIGNALS} read follows the
+     * signaller's bump, and it does not wait. A change published before the waiter's first {@code SIGNALS} read is
+     * seen by its poll.
+     */
+    private void signal() {
+        SIGNALS.getAndAdd(this, 1L);
+        // Read waiters only after the bump above (volatile order), the other half of the handshake.
         if (waiters > 0) {
-            notifyAll();
+            synchronized (waitLock) {
+                waitLock.notifyAll();
+            }
         }
     }
 
@@ -150,17 +197,24 @@ final class SimCompletionQueue implements CompletionQueue {
         if (n > 0) {
             return n;
         }
-        synchronized (this) {
-            long seen = wakeups;
-            while (true) {
-                n = poll(out, out.length);
-                long remaining = timeoutNs - (System.nanoTime() - start);
-                if (n > 0 || wakeups != seen || remaining <= 0 || closed || fabric.isClosed()) {
-                    return n;
-                }
+        long seenWakeups = (long) WAKEUPS.getVolatile(this);
+        while (true) {
+            // Read the signal count before polling: a delivery the poll misses bumps it afterwards (see signal()).
+            long seen = (long) SIGNALS.getVolatile(this);
+            // Poll holding no lock: poll may progress a producer, which takes its queue pair's monitor and then ours.
+            n = poll(out, out.length);
+            long remaining = timeoutNs - (System.nanoTime() - start);
+            boolean woken = (long) WAKEUPS.getVolatile(this) != seenWakeups;
+            if (n > 0 || woken || remaining <= 0 || closed || fabric.isClosed()) {
+                return n;
+            }
+            synchronized (waitLock) {
                 waiters++;
                 try {
-                    wait(remaining / 1_000_000, (int) (remaining % 1_000_000));
+                    // The re-read follows the increment of waiters (volatile order): the waiter's half of signal().
+                    if ((long) SIGNALS.getVolatile(this) == seen) {
+                        waitLock.wait(remaining / 1_000_000, (int) (remaining % 1_000_000));
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return 0;
@@ -172,16 +226,16 @@ final class SimCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public synchronized void wakeWaiters() {
-        wakeups++;
-        if (waiters > 0) {
-            notifyAll();
-        }
+    public void wakeWaiters() {
+        // Bumped before signal() bumps SIGNALS, so a waiter woken by this signal sees the new wake-up count.
+        WAKEUPS.getAndAdd(this, 1L);
+        signal();
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        // Set before signal(), so a waiter woken by it sees the queue closed.
         closed = true;
-        notifyAll();
+        signal();
     }
 }

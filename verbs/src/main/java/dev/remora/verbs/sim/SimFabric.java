@@ -24,7 +24,9 @@ import java.util.Objects;
  *
  * <h2>Faults</h2>
  * {@link #crash(Node)} makes a node unreachable: requests addressed to it complete with {@code RETRY_EXC_ERR} after
- * {@link SimContext#retryTimeoutNs()}, and its own threads can no longer post. Nothing waits forever.
+ * {@link SimContext#retryTimeoutNs()}, and its own threads can no longer post. Nothing waits forever. An unexpected
+ * exception while a request executes (a fabric bug) completes that request with {@code GENERAL_ERR} and moves its
+ * queue pair to ERROR; it never escapes into the posting or polling thread, nor stops a NIC thread.
  */
 public final class SimFabric implements Fabric {
     private final SimContext context;

@@ -10,7 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * The software fabric's NIC threads. Each serves the queue pairs that have work that was not due when it was
  * posted (injected latency, crash timeouts, receiver-not-ready retries), always the same thread for a queue pair.
  * A thread spins while its next deadline is near ({@link SimContext#spinBeforeParkNs()}) and parks otherwise;
- * with nothing to do it parks until woken by a post.
+ * with nothing to do it parks until woken by a post. A NIC thread survives any exception: a request's exception is
+ * its error completion ({@code GENERAL_ERR}), and one thrown while progressing a queue pair otherwise moves only that
+ * queue pair to ERROR.
  */
 final class SimNic {
     private final SimFabric fabric;
@@ -24,12 +26,17 @@ final class SimNic {
         this.workers = new Worker[threads];
     }
 
-    /** Hands a queue pair with pending work to its NIC thread. Caller may hold the queue pair's monitor. */
+    /**
+     * Hands a queue pair with pending work to its NIC thread. Caller may hold this queue pair's monitor (posting) or
+     * no lock (a RECV posted at the peer); it must not hold a completion queue's locks, which come after the queue
+     * pair's monitor and this object's in the lock order of {@link SimQueuePair}.
+     */
     void wake(SimQueuePair qp) {
         if (stopped) {
             return;
         }
         Worker w = worker(qp);
+        // The caller holds this queue pair's monitor already (posting) or no lock (see above): never out of order.
         synchronized (qp) {
             if (!qp.scheduled) {
                 qp.scheduled = true;
@@ -43,6 +50,7 @@ final class SimNic {
         int i = Math.floorMod(qp.node().id() * 31 + qp.qpNumber(), workers.length);
         Worker w = workers[i];
         if (w == null) {
+            // Possibly under a queue pair's monitor: this monitor is a leaf, nothing is taken while holding it.
             synchronized (this) {
                 w = workers[i];
                 if (w == null) {
@@ -93,7 +101,16 @@ final class SimNic {
                 long now = fabric.now();
                 long next = Long.MAX_VALUE;
                 for (Iterator<SimQueuePair> it = active.iterator(); it.hasNext(); ) {
-                    long due = it.next().progressFromNic(now);
+                    SimQueuePair qp = it.next();
+                    long due;
+                    try {
+                        due = qp.progressFromNic(now);
+                    } catch (RuntimeException | Error e) {
+                        // A request's own exception is already its error completion; anything else fails only the
+                        // queue pair it came from, never this thread, which serves other queue pairs too.
+                        qp.failedOnNic(e);
+                        due = Long.MAX_VALUE;
+                    }
                     if (due == Long.MAX_VALUE) {
                         it.remove();
                     } else {

@@ -80,6 +80,14 @@ final class SimNode implements Node {
         if (directBuffer.remaining() == 0) {
             throw new IllegalArgumentException("cannot register an empty buffer");
         }
+        int misalignment = directBuffer.alignmentOffset(directBuffer.position(), Long.BYTES);
+        if (misalignment != 0) {
+            // The region's address is page-aligned, so its word offsets must be aligned in native memory too, or
+            // the CPU's aligned accessors and the NIC's atomics on them fail.
+            throw new IllegalArgumentException("cannot register a buffer whose position " + directBuffer.position()
+                + " is " + misalignment + " bytes past an 8-byte-aligned native address: regions start 8-byte "
+                + "aligned; slice the buffer where alignmentOffset(index, 8) == 0");
+        }
         return registerBuffer(directBuffer.slice().order(ByteOrder.nativeOrder()), access);
     }
 
@@ -152,6 +160,7 @@ final class SimNode implements Node {
     }
 
     synchronized void forget(SimQueuePair qp) {
+        // This monitor, then the queue pair's in statistics(): the node comes first in SimQueuePair's lock order.
         if (queuePairs.remove(qp.qpNumber(), qp)) {
             retiredStatistics = retiredStatistics.plus(qp.statistics());
         }
@@ -159,6 +168,7 @@ final class SimNode implements Node {
 
     /** @return the counters of every queue pair this node has had */
     synchronized VerbsStatistics statistics() {
+        // This monitor, then each queue pair's in turn (lines 1 and 2 of SimQueuePair's lock order).
         VerbsStatistics s = retiredStatistics;
         for (SimQueuePair qp : queuePairs.values()) {
             s = s.plus(qp.statistics());

@@ -30,8 +30,24 @@ import java.util.Objects;
  * timeouts, receiver-not-ready retries.
  *
  * <h2>Lock order</h2>
- * queue pair monitor, then a peer's {@code rqLock}, then a completion queue's monitor. {@code rqLock} and
- * completion queue monitors never wait for another lock, so two queue pairs sending to each other cannot deadlock.
+ * One order for the whole fast fabric. A thread takes a lock only if it is further down this list than every lock the
+ * thread already holds (re-entering a monitor it holds aside), and holds at most one lock of each line:
+ * <ol>
+ *   <li>a {@link SimNode}'s monitor (registration, statistics, forgetting a closed queue pair);</li>
+ *   <li>a queue pair's monitor (its send queue: posting, and progressing it, which executes and completes
+ *       requests);</li>
+ *   <li>a queue pair's {@code rqLock}: its own, or its peer's while a SEND takes a receive buffer;</li>
+ *   <li>the {@link SimNic}'s monitor (starting a NIC thread) and {@code SimQueuePair.class} (connecting): leaves;</li>
+ *   <li>a completion queue's monitor (its ring; a delivery takes it under 2 or 3);</li>
+ *   <li>a completion queue's wait lock, a leaf on which {@code await} blocks, taken by a delivery after it released
+ *       the ring.</li>
+ * </ol>
+ * The rule that keeps polling out of the cycle: a thread that polls or waits on a completion queue holds none of
+ * these locks while it polls, because a poll progresses the queue's producers (line 2, then 5). In particular
+ * {@code SimCompletionQueue.await} never polls while holding its ring monitor or its wait lock; it blocks on the wait
+ * lock only, and its handshake with deliveries (in {@code SimCompletionQueue.signal}) loses no wake-up. Two queue
+ * pairs sending to each other cannot deadlock either: a SEND holds its own monitor and then only its peer's
+ * {@code rqLock} and completion queues, never the peer's monitor.
  */
 final class SimQueuePair implements QueuePair {
     private static final long RNR_RETRY_INTERVAL_NS = 20_000;
@@ -58,8 +74,16 @@ final class SimQueuePair implements QueuePair {
     private long tail;
     private boolean errorDetected;
     private long lastReadOrAtomicCompleteNs;
+    /** The first unexpected exception thrown while executing one of this queue pair's requests, or null. */
+    private volatile Throwable executionFailure;
     /** Whether a NIC thread holds this queue pair in its active list. */
     boolean scheduled;
+    /**
+     * Test seam, null in production: called with a request's wr_id right after its memory effect, before its
+     * status is set, by whichever thread executes it; it may throw to simulate a fault inside execution. Set it
+     * before posting (the queue pair's monitor publishes it to the executing thread).
+     */
+    java.util.function.LongConsumer afterEffect;
 
     private final Object rqLock = new Object();
     private final ArrayDeque<RecvEntry> rq = new ArrayDeque<>();
@@ -220,6 +244,7 @@ final class SimQueuePair implements QueuePair {
 
     private void finishDoorbell(long now) {
         if (progress(now) != Long.MAX_VALUE) {
+            // Under this monitor: wake re-enters it and may take the NIC's monitor, a leaf (see Lock order).
             fabric.nic().wake(this);
         }
     }
@@ -302,6 +327,7 @@ final class SimQueuePair implements QueuePair {
         RecvEntry entry = new RecvEntry(wr.wrId(), wr.localAddress(), wr.length(), wr.lkey());
         synchronized (rqLock) {
             if (state == QpState.ERROR) {
+                // rqLock, then the completion queue's ring: lines 3 and 5 of the lock order.
                 recvCq.deliver(entry.wrId(), WcStatus.WR_FLUSH_ERR, Opcode.RECV, 0, qpn);
             } else {
                 rq.addLast(entry);
@@ -309,7 +335,8 @@ final class SimQueuePair implements QueuePair {
         }
         SimQueuePair p = peer;
         if (p != null) {
-            // A SEND of the peer may be waiting for this buffer (receiver not ready): let its NIC retry now.
+            // A SEND of the peer may be waiting for this buffer (receiver not ready): let its NIC retry now. Only
+            // after releasing rqLock: wake takes the peer's monitor, which comes before any rqLock in the lock order.
             fabric.nic().wake(p);
         }
         return POSTED;
@@ -331,7 +358,7 @@ final class SimQueuePair implements QueuePair {
     private long progress(long now) {
         while (executed < tail) {
             Wqe w = sq[(int) executed & sqMask];
-            if (w.executeAtNs > now || !execute(w)) {
+            if (w.executeAtNs > now || !executeContained(w)) {
                 break;
             }
             executed++;
@@ -351,7 +378,10 @@ final class SimQueuePair implements QueuePair {
         return executed < tail ? Math.min(next, sq[(int) executed & sqMask].executeAtNs) : next;
     }
 
-    /** Called by a poller of the send completion queue that found it empty. */
+    /**
+     * Called by a poller of the send completion queue that found it empty. The poller holds no lock: this takes the
+     * queue pair's monitor, and delivering then takes the completion queue's (the lock order in the class comment).
+     */
     void progressIfDue(long now) {
         synchronized (this) {
             if (head < tail) {
@@ -367,6 +397,44 @@ final class SimQueuePair implements QueuePair {
             scheduled = false;
         }
         return next;
+    }
+
+    /**
+     * {@link #execute}, except that an unexpected exception does not escape into the posting, polling or NIC thread:
+     * it fails the request with {@code GENERAL_ERR}, which moves the queue pair to ERROR, and is kept as
+     * {@link #executionFailure()}. The request counts as executed (the caller advances the cursor), so whatever
+     * effect it had before the exception happened once and is never repeated; later requests flush.
+     */
+    private boolean executeContained(Wqe w) {
+        try {
+            return execute(w);
+        } catch (RuntimeException | Error e) {
+            if (executionFailure == null) {
+                executionFailure = e;
+            }
+            return fail(w, WcStatus.GENERAL_ERR);
+        }
+    }
+
+    /** @return the first unexpected exception a request of this queue pair threw while executing, or null */
+    Throwable executionFailure() {
+        return executionFailure;
+    }
+
+    /**
+     * Called by a NIC thread when progressing this queue pair threw outside any request's execution (which
+     * {@link #executeContained} already contains): the queue pair goes to ERROR, so its remaining requests flush
+     * when a post or a poll progresses it next, and the NIC thread drops it instead of dying.
+     */
+    synchronized void failedOnNic(Throwable e) {
+        if (executionFailure == null) {
+            executionFailure = e;
+        }
+        errorDetected = true;
+        if (state == QpState.RTS) {
+            state = QpState.ERROR;
+        }
+        scheduled = false;
     }
 
     /**
@@ -402,6 +470,7 @@ final class SimQueuePair implements QueuePair {
                 }
                 src.nicCopyTo(src.indexOf(w.remoteAddress), dst, dst.indexOf(w.localAddress), w.length);
                 w.byteLength = w.length;
+                afterEffect(w);
             }
             case WRITE -> {
                 SimRegion src = null;
@@ -420,10 +489,13 @@ final class SimQueuePair implements QueuePair {
                 } else {
                     src.nicCopyTo(src.indexOf(w.localAddress), dst, dst.indexOf(w.remoteAddress), w.length);
                 }
+                afterEffect(w);
             }
             case CAS, FETCH_ADD -> {
                 SimRegion result = node.check(w.lkey, w.localAddress, Long.BYTES, Access.LOCAL_WRITE);
-                if (result == null) {
+                // Posting rejects a misaligned result address; checked again here because the result is stored after
+                // the remote word changed, and a store that cannot happen must fail the request before that.
+                if (result == null || (w.localAddress & 7) != 0) {
                     return fail(w, WcStatus.LOC_PROT_ERR);
                 }
                 if ((w.remoteAddress & 7) != 0) {
@@ -440,6 +512,7 @@ final class SimQueuePair implements QueuePair {
                     : word.nicGetAndAdd(index, w.compareAdd);
                 result.nicPutLong(result.indexOf(w.localAddress), old);
                 w.byteLength = Long.BYTES;
+                afterEffect(w);
             }
             case SEND -> {
                 return executeSend(w, p);
@@ -458,6 +531,7 @@ final class SimQueuePair implements QueuePair {
                 return fail(w, WcStatus.LOC_PROT_ERR);
             }
         }
+        // This monitor, then the peer's rqLock (lines 2 and 3 of the lock order); never the peer's monitor.
         RecvEntry r = p.recvCq == null ? null : p.takeRecv();
         if (r == null) {
             long now = fabric.now();
@@ -486,8 +560,16 @@ final class SimQueuePair implements QueuePair {
         }
         p.recvCq.deliver(r.wrId(), WcStatus.SUCCESS, Opcode.RECV, w.length, p.qpn);
         w.byteLength = w.length;
+        afterEffect(w);
         w.status = WcStatus.SUCCESS;
         return true;
+    }
+
+    private void afterEffect(Wqe w) {
+        java.util.function.LongConsumer hook = afterEffect;
+        if (hook != null) {
+            hook.accept(w.wrId);
+        }
     }
 
     /** R17: the failing request reports its status; the queue pair goes to ERROR and later requests flush. */
@@ -554,13 +636,15 @@ final class SimQueuePair implements QueuePair {
         if (sendCq != null) {
             sendCq.removeProducer(this);
         }
+        // Not under this monitor: forget takes the node's monitor and then this one (lines 1 and 2 of the lock order).
         node.forget(this);
     }
 
     @Override
     public String toString() {
         SimQueuePair p = peer;
+        Throwable f = executionFailure;
         return "SimQueuePair{" + node.name() + "#" + qpn + " -> " + (p == null ? "none" : p.node.name() + "#" + p.qpn)
-            + ", " + state + '}';
+            + ", " + state + (f == null ? "" : ", failed: " + f) + '}';
     }
 }

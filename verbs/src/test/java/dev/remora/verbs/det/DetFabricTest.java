@@ -288,6 +288,20 @@ class DetFabricTest {
     }
 
     @Test
+    void shouldRejectAnAtomicWithAMisalignedLocalResultAtPostTimeLikeEveryProvider() {
+        DetFabric f = DetFabric.open(new DetContext());
+        Node n = f.addNode("N");
+        Node m = f.addNode("M");
+        MemoryRegion local = n.allocate(16, Access.ALL);
+        MemoryRegion target = m.allocate(8, Access.ALL);
+        QueuePair qp = n.connect(m, n.createCompletionQueue(4));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> qp.post(new WorkRequest().faa(local, 4, target.remote(0), 1)), "checked before anything else");
+        assertTrue(e.getMessage().contains("work request 0: FETCH_ADD result address 0x"), e.getMessage());
+        assertEquals(0, f.peek(target, 0));
+    }
+
+    @Test
     void shouldBeSelectableByProviderName() {
         try (Fabric f = Fabric.open("det", Map.of("seed", "4", "ATOMIC_CAP", "GLOB"))) {
             assertEquals("det", f.providerName());

@@ -14,6 +14,12 @@ class SimFabricContractTest extends VerbsContract {
     }
 
     @Override
+    protected Fabric newFabricWithRoundTripNs(long roundTripNs) {
+        return SimFabric.open(new SimContext().roundTripLatencyNs(roundTripNs).retryTimeoutNs(TIMEOUT_NS)
+            .rnrTimeoutNs(TIMEOUT_NS));
+    }
+
+    @Override
     protected long retryTimeoutNs() {
         return TIMEOUT_NS;
     }
