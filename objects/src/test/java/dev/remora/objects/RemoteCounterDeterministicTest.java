@@ -1,5 +1,13 @@
 package dev.remora.objects;
 
+import dev.remora.check.CheckResult;
+import dev.remora.check.Checker;
+import dev.remora.check.Event;
+import dev.remora.check.EventType;
+import dev.remora.check.History;
+import dev.remora.check.HistoryFormat;
+import dev.remora.check.Verdict;
+import dev.remora.check.model.CounterModel;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.MemoryRegion;
@@ -14,8 +22,11 @@ import dev.remora.verbs.det.DetRuns;
 import dev.remora.verbs.det.FaultPlan;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -87,5 +98,95 @@ class RemoteCounterDeterministicTest {
             indeterminate[0] += o.indeterminate();
         });
         assertTrue(indeterminate[0] > 0, "the crashes made some increments indeterminate");
+    }
+
+    /**
+     * Three clients increment and read the counter while the link from client c0 to the home is cut at a step drawn
+     * from the seed. Every operation is recorded: ok with its result; {@code info} when the exception says the outcome
+     * is unknown (RETRY_EXC_ERR: the FETCH_ADD may have executed at the home, its answer lost with the link); fail
+     * only for a refusal. A process whose operation ended {@code info} is crashed, so the client continues as a new
+     * process.
+     *
+     * @param indeterminateAs how the history records an operation whose outcome is unknown
+     * @return the history
+     */
+    private static List<Event> recordUnderACutLink(long seed, EventType indeterminateAs) {
+        SplittableRandom random = new SplittableRandom(seed);
+        FaultPlan plan = FaultPlan.of(new FaultPlan.CutLink(random.nextLong(20, 160), 0, 1));
+        DetFabric f = DetFabric.open(new DetContext().seed(seed).faults(plan));
+        Node home = f.addNode("home");
+        MemoryRegion region = home.allocate(RemoteCounterDescriptor.LENGTH, Access.ALL);
+        RemoteAddress word = region.remote(RemoteCounterDescriptor.VALUE_OFFSET);
+        List<Event> history = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            Node n = f.addNode("c" + c);
+            int client = c;
+            f.spawn(n, "client" + c, () -> {
+                long process = client * 100L;
+                try (Endpoint ep = Endpoint.open(n)) {
+                    RemoteCounter counter = RemoteCounter.attach(ep, word);
+                    for (int i = 0; i < 2 * EACH; i++) {
+                        boolean read = i % 2 == 1;
+                        String function = read ? "read" : "add";
+                        history.add(new Event(process, EventType.INVOKE, function, null, read ? null : 1L,
+                            ep.nanoTime(), 0));
+                        try {
+                            Long value = read ? counter.get() : null;
+                            if (!read) {
+                                counter.incrementAndGet();
+                            }
+                            history.add(new Event(process, EventType.OK, function, null, value, ep.nanoTime(), 0));
+                        } catch (RemoteAccessException e) {
+                            EventType type = e.isIndeterminate() ? indeterminateAs : EventType.FAIL;
+                            history.add(new Event(process, type, function, null, null, ep.nanoTime(), 0));
+                            if (type == EventType.INFO) {
+                                process++; // a crashed process does not invoke again
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        DetFabric.Result r = f.run();
+        assertTrue(r.finished() && r.failures().isEmpty(), r.describe() + " " + f.firstFailure());
+        return history;
+    }
+
+    private static Verdict check(List<Event> history) {
+        List<Event> numbered = new ArrayList<>();
+        for (int i = 0; i < history.size(); i++) {
+            Event e = history.get(i);
+            numbered.add(new Event(e.process(), e.type(), e.function(), null, e.value(), e.timeNs(), i + 1));
+        }
+        try {
+            CheckResult c = Checker.check(History.fromEvents("det-run", HistoryFormat.JSONL, numbered),
+                new CounterModel(0));
+            return c.verdict();
+        } catch (dev.remora.check.MalformedHistoryException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void shouldRecordIncrementsWithUnknownOutcomeAsInfoAndStayLinearizable() {
+        int unknown = 0;
+        for (long seed = 1; seed <= 200; seed++) {
+            List<Event> h = recordUnderACutLink(seed, EventType.INFO);
+            assertEquals(Verdict.LINEARIZABLE, check(h), "seed " + seed + ": " + h);
+            unknown += (int) h.stream().filter(e -> e.type() == EventType.INFO).count();
+        }
+        assertTrue(unknown > 0, "the cut link made some operations indeterminate");
+    }
+
+    /** The control: recording the same operations as failed is wrong, and the checker says so for some seed. */
+    @Test
+    void shouldBeNonLinearizableWhenIndeterminateIncrementsAreRecordedAsFailed() {
+        long refuted = 0;
+        for (long seed = 1; seed <= 200; seed++) {
+            if (check(recordUnderACutLink(seed, EventType.FAIL)) == Verdict.NOT_LINEARIZABLE) {
+                refuted++;
+            }
+        }
+        assertTrue(refuted > 0, "no seed had an increment that failed with RETRY_EXC_ERR yet took effect");
     }
 }
