@@ -40,6 +40,10 @@ import java.util.concurrent.Callable;
     exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
         "64:usage error", "65:malformed litmus file"})
 public final class LitmusCommand implements Callable<Integer> {
+    /** Every setting agrees: the fabric (and TLC) with the file, no forbidden outcome observed. */
+    static final int EXIT_AGREE = 0;
+    /** A forbidden outcome was observed or a verdict disagrees. */
+    static final int EXIT_DISAGREE = 1;
 
     @Option(names = "--knob", paramLabel = "NAME=VALUE", description = "Run only this knob setting (repeatable), "
         + "e.g. --knob ATOMIC_CAP=GLOB. Default: every setting the file's verdicts depend on.")
@@ -119,11 +123,12 @@ public final class LitmusCommand implements Callable<Integer> {
         if (tlc) {
             TlaGenerator.copyModelModules(tlcDir);
         }
-        boolean agree = true;
-        boolean forbiddenSeen = false;
+        List<String> disagreeing = new ArrayList<>();
+        int settingsRun = 0;
         for (LitmusTest test : tests) {
             List<KnobSettings> settings = only != null ? List.of(only) : test.relevantSettings();
             for (KnobSettings s : settings) {
+                settingsRun++;
                 FabricLitmusRunner.Result r = seeds == null
                     ? FabricLitmusRunner.exhaustive(test, s, maxStates)
                     : FabricLitmusRunner.seeded(test, s, firstSeed, seeds);
@@ -139,7 +144,6 @@ public final class LitmusCommand implements Callable<Integer> {
                         mark += "; first with seed " + seed + ", replay: remora litmus --seeds 1 --first-seed " + seed
                             + knobArgs(s) + " " + test.source();
                     }
-                    forbiddenSeen |= matches && expected == Verdict.FORBIDDEN;
                     out.printf(Locale.ROOT, "  %-60s %8d %s%s%n", e.getKey(), e.getValue(),
                         seeds == null ? "executions" : "seeds", mark);
                 }
@@ -148,6 +152,7 @@ public final class LitmusCommand implements Callable<Integer> {
                 }
                 String fabric = seeds == null ? lower(r.observed())
                     : r.observed() == Verdict.ALLOWED ? "allowed" : "not observed in " + seeds + " seeds";
+                // a forbidden outcome observed makes the fabric disagree with the file in either mode
                 boolean ok = r.agrees(seeds == null);
                 String line = "  fabric: " + fabric + (seeds == null ? " (" + r.distinctStates() + " states)" : "");
                 if (tlc) {
@@ -159,13 +164,36 @@ public final class LitmusCommand implements Callable<Integer> {
                         + " (" + t.distinctStates() + " states)";
                     ok &= tlcVerdict == expected && (seeds != null || tlcVerdict == r.observed());
                 }
-                agree &= ok;
+                if (!ok) {
+                    disagreeing.add(test.id() + " [" + s.label() + "]");
+                }
                 out.println(line + (ok ? "" : "   <- DISAGREE"));
             }
         }
-        out.println(agree && !forbiddenSeen ? "agree" : "DISAGREE");
+        out.println(summary(tests.size(), settingsRun, disagreeing));
         out.flush();
-        return agree && !forbiddenSeen ? 0 : 1;
+        return disagreeing.isEmpty() ? EXIT_AGREE : EXIT_DISAGREE;
+    }
+
+    /**
+     * The last line of a run: what agreed, or which settings disagreed.
+     *
+     * @param filesRun files whose settings were run
+     * @param settingsRun settings run, over all files
+     * @param disagreeing the settings that disagree, as {@code ID [label]}
+     * @return the line
+     */
+    private String summary(int filesRun, int settingsRun, List<String> disagreeing) {
+        if (!disagreeing.isEmpty()) {
+            return "DISAGREE: " + disagreeing.size() + " of " + count(settingsRun, "setting") + " ("
+                + String.join(", ", disagreeing) + ")";
+        }
+        return "agree: " + (tlc ? "fabric and TLC, " : "") + count(filesRun, "file") + ", "
+            + count(settingsRun, "setting");
+    }
+
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /** Renders a final predicate in the litmus notation. */
