@@ -15,7 +15,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -38,12 +44,18 @@ import java.util.concurrent.Callable;
         + "DISAGREE.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
-        "64:usage error", "65:malformed litmus file"})
+        "64:usage error (bad option, missing file); nothing is run",
+        "65:some file malformed, a directory or not text; the other files still run, and 65 takes precedence "
+            + "over 1"})
 public final class LitmusCommand implements Callable<Integer> {
     /** Every setting agrees: the fabric (and TLC) with the file, no forbidden outcome observed. */
     static final int EXIT_AGREE = 0;
     /** A forbidden outcome was observed or a verdict disagrees. */
     static final int EXIT_DISAGREE = 1;
+    /** Usage error: a bad option or a missing file; nothing was run. */
+    static final int EXIT_USAGE = 64;
+    /** Some file is malformed, a directory or not text; the other files were run. */
+    static final int EXIT_MALFORMED = 65;
 
     @Option(names = "--knob", paramLabel = "NAME=VALUE", description = "Run only this knob setting (repeatable), "
         + "e.g. --knob ATOMIC_CAP=GLOB. Default: every setting the file's verdicts depend on.")
@@ -105,19 +117,27 @@ public final class LitmusCommand implements Callable<Integer> {
                 }
             }
         }
+        boolean missing = false;
+        for (Path f : files) {
+            if (!Files.exists(f)) {
+                err.println(f + ": no such file");
+                missing = true;
+            }
+        }
+        if (missing) {
+            err.flush();
+            return EXIT_USAGE;
+        }
         LitmusParser parser = new LitmusParser();
         List<LitmusTest> tests = new ArrayList<>();
         for (Path f : files) {
-            try {
-                tests.add(parser.parse(f));
-            } catch (LitmusSyntaxException e) {
-                err.println(e.getMessage());
-                return 65;
-            } catch (NoSuchFileException e) {
-                err.println(f + ": no such file");
-                return 65;
+            LitmusTest test = load(parser, f, err);
+            if (test != null) {
+                tests.add(test);
             }
         }
+        err.flush();
+        int notRun = files.size() - tests.size();
         TlcRunner runner = tlc ? new TlcRunner(TlcRunner.locateTlatools(), Duration.ofMinutes(5)) : null;
         Path tlcDir = tlc ? Files.createTempDirectory("remora-litmus-tlc") : null;
         if (tlc) {
@@ -170,9 +190,68 @@ public final class LitmusCommand implements Callable<Integer> {
                 out.println(line + (ok ? "" : "   <- DISAGREE"));
             }
         }
-        out.println(summary(tests.size(), settingsRun, disagreeing));
+        out.println(summary(tests.size(), settingsRun, disagreeing)
+            + (notRun == 0 ? "" : "; " + count(notRun, "file") + " not run"));
         out.flush();
-        return disagreeing.isEmpty() ? EXIT_AGREE : EXIT_DISAGREE;
+        return notRun > 0 ? EXIT_MALFORMED : disagreeing.isEmpty() ? EXIT_AGREE : EXIT_DISAGREE;
+    }
+
+    /**
+     * Reads and parses one litmus file, or says on one line why it cannot be run.
+     *
+     * @param parser the parser
+     * @param f the file
+     * @param err where to say what is wrong with it
+     * @return the test, or null if the file is a directory, unreadable, not text or malformed
+     */
+    private static LitmusTest load(LitmusParser parser, Path f, PrintWriter err) {
+        if (Files.isDirectory(f)) {
+            err.println(f + ": is a directory, not a litmus file");
+            return null;
+        }
+        String text;
+        try {
+            text = text(Files.readAllBytes(f));
+        } catch (NoSuchFileException e) {
+            err.println(f + ": no such file");
+            return null;
+        } catch (AccessDeniedException e) {
+            err.println(f + ": cannot read: permission denied");
+            return null;
+        } catch (IOException e) {
+            err.println(f + ": cannot read: " + e.getMessage());
+            return null;
+        }
+        if (text == null) {
+            err.println(f + ": not a text file");
+            return null;
+        }
+        try {
+            return parser.parse(f.toString(), text);
+        } catch (LitmusSyntaxException e) {
+            err.println(e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Decodes a litmus file's bytes.
+     *
+     * @param bytes the file's contents
+     * @return the text, or null if the bytes contain a NUL or are not valid UTF-8
+     */
+    private static String text(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b == 0) {
+                return null;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
     }
 
     /**
@@ -184,6 +263,9 @@ public final class LitmusCommand implements Callable<Integer> {
      * @return the line
      */
     private String summary(int filesRun, int settingsRun, List<String> disagreeing) {
+        if (filesRun == 0) {
+            return "nothing run";
+        }
         if (!disagreeing.isEmpty()) {
             return "DISAGREE: " + disagreeing.size() + " of " + count(settingsRun, "setting") + " ("
                 + String.join(", ", disagreeing) + ")";

@@ -7,6 +7,7 @@ import picocli.CommandLine;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -58,6 +59,70 @@ class LitmusCommandTest {
         Path f = dir.resolve("W.litmus");
         Files.writeString(f, "test W\ninit x@N1=0\nT1@N1: x := 1\nfinal x = 0\nexpect allowed\n");
         return f.toString();
+    }
+
+    private String malformed() throws IOException {
+        Path f = dir.resolve("bad.litmus");
+        Files.writeString(f, "test X\ninit x@N1=0\nT1@N1: x := \nfinal x = 1\nexpect allowed\n");
+        return f.toString();
+    }
+
+    @Test
+    void shouldReportADirectoryInOneLineAndStillRunTheOtherFiles() throws IOException {
+        Path sub = Files.createDirectory(dir.resolve("sub"));
+        Run r = run("litmus", sub.toString(), L15);
+        assertEquals(65, r.code(), r.all());
+        assertEquals(List.of(sub + ": is a directory, not a litmus file"), r.errLines(), r.all());
+        assertTrue(r.out().contains("L15 [default]") && r.out().contains("L15 [SC_MODE-TRUE]"), r.all());
+        assertEquals("agree: 1 file, 2 settings; 1 file not run", r.lastLine(), r.all());
+    }
+
+    @Test
+    void shouldReportBinaryFilesInOneLineEachAndStillRunTheOtherFiles() throws IOException {
+        Path nul = dir.resolve("nul.litmus");
+        Files.write(nul, "test X\u0000\ninit x@N1=0\n".getBytes(StandardCharsets.UTF_8));
+        Path latin1 = dir.resolve("latin1.litmus");
+        Files.write(latin1, new byte[] {'t', 'e', 's', 't', ' ', 'X', '\n', '#', ' ', (byte) 0xE9, '\n'});
+        Run r = run("litmus", nul.toString(), L15, latin1.toString());
+        assertEquals(65, r.code(), r.all());
+        assertEquals(List.of(nul + ": not a text file", latin1 + ": not a text file"), r.errLines(), r.all());
+        assertTrue(r.out().contains("L15 [default]"), r.all());
+        assertEquals("agree: 1 file, 2 settings; 2 files not run", r.lastLine(), r.all());
+    }
+
+    @Test
+    void shouldReportAMalformedFileWithItsLineAndStillRunTheOtherFiles() throws IOException {
+        String bad = malformed();
+        Run r = run("litmus", bad, L15);
+        assertEquals(65, r.code(), r.all());
+        assertEquals(1, r.errLines().size(), r.all());
+        assertTrue(r.err().startsWith(bad + ":3: expected "), r.all());
+        assertTrue(r.out().contains("L15 [default]") && r.out().contains("fabric: forbidden (51 states)"), r.all());
+        assertEquals("agree: 1 file, 2 settings; 1 file not run", r.lastLine(), r.all());
+        r = run("litmus", bad);
+        assertEquals(65, r.code(), r.all());
+        assertEquals(1, r.errLines().size(), r.all());
+        assertEquals("nothing run; 1 file not run\n", r.out(), r.all());
+    }
+
+    @Test
+    void shouldLetAMalformedFileTakePrecedenceOverADisagreement() throws IOException {
+        String bad = malformed();
+        Run r = run("litmus", bad, wrongVerdict());
+        assertEquals(65, r.code(), r.all());
+        assertTrue(r.err().startsWith(bad + ":3: expected "), r.all());
+        assertTrue(r.out().contains("<- DISAGREE"), r.all());
+        assertEquals("DISAGREE: 1 of 2 settings (W [default]); 1 file not run", r.lastLine(), r.all());
+    }
+
+    @Test
+    void shouldReportEveryMissingFileAsAUsageErrorAndRunNothing() throws IOException {
+        String gone = dir.resolve("gone.litmus").toString();
+        String lost = dir.resolve("lost.litmus").toString();
+        Run r = run("litmus", gone, L15, lost, malformed());
+        assertEquals(64, r.code(), r.all());
+        assertEquals(List.of(gone + ": no such file", lost + ": no such file"), r.errLines(), r.all());
+        assertEquals("", r.out(), r.all());
     }
 
     @Test
