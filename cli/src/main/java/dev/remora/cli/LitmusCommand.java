@@ -44,7 +44,7 @@ import java.util.concurrent.Callable;
         + "DISAGREE.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
-        "64:usage error (bad option, missing file); nothing is run",
+        "64:usage error (bad option or --knob, missing file); nothing is run",
         "65:some file malformed, a directory or not text; the other files still run, and 65 takes precedence "
             + "over 1"})
 public final class LitmusCommand implements Callable<Integer> {
@@ -99,22 +99,14 @@ public final class LitmusCommand implements Callable<Integer> {
         if (seeds != null && seeds < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--seeds must be positive: " + seeds);
         }
-        KnobSettings only = null;
-        if (!knobs.isEmpty()) {
-            only = KnobSettings.defaults();
-            for (String k : knobs) {
-                int eq = k.indexOf('=');
-                if (eq < 0) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "--knob takes NAME=VALUE, got '" + k
-                        + "'");
-                }
-                try {
-                    only = only.with(Knob.valueOf(k.substring(0, eq).trim().toUpperCase(Locale.ROOT)),
-                        k.substring(eq + 1).trim().toUpperCase(Locale.ROOT));
-                } catch (IllegalArgumentException e) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "bad --knob '" + k + "': "
-                        + e.getMessage());
-                }
+        KnobSettings only = knobs.isEmpty() ? null : KnobSettings.defaults();
+        for (String k : knobs) {
+            try {
+                only = withKnob(only, k);
+            } catch (IllegalArgumentException e) {
+                err.println("bad --knob '" + k + "': " + e.getMessage() + "; known knobs: " + knownKnobs());
+                err.flush();
+                return EXIT_USAGE;
             }
         }
         boolean missing = false;
@@ -194,6 +186,47 @@ public final class LitmusCommand implements Callable<Integer> {
             + (notRun == 0 ? "" : "; " + count(notRun, "file") + " not run"));
         out.flush();
         return notRun > 0 ? EXIT_MALFORMED : disagreeing.isEmpty() ? EXIT_AGREE : EXIT_DISAGREE;
+    }
+
+    /**
+     * Applies one {@code --knob NAME=VALUE} argument; names and values are case-insensitive.
+     *
+     * @param settings the settings so far
+     * @param arg the argument
+     * @return the settings with that knob set
+     * @throws IllegalArgumentException if the argument is not NAME=VALUE, names no knob or gives a value the knob
+     *     does not take; the message says which
+     */
+    private static KnobSettings withKnob(KnobSettings settings, String arg) {
+        int eq = arg.indexOf('=');
+        if (eq < 0) {
+            throw new IllegalArgumentException("expected NAME=VALUE");
+        }
+        String name = arg.substring(0, eq).trim().toUpperCase(Locale.ROOT);
+        String value = arg.substring(eq + 1).trim().toUpperCase(Locale.ROOT);
+        for (Knob k : Knob.values()) {
+            if (k.name().equals(name)) {
+                if (!k.choices().contains(value)) {
+                    throw new IllegalArgumentException(k.name() + " takes " + String.join("|", k.choices())
+                        + ", not " + arg.substring(eq + 1).trim());
+                }
+                return settings.with(k, value);
+            }
+        }
+        throw new IllegalArgumentException("no knob " + arg.substring(0, eq).trim());
+    }
+
+    /**
+     * Every knob with its values, default first.
+     *
+     * @return for example {@code ATOMIC_CAP (HCA|GLOB), PUT_COMPLETION (ON_ACK|ON_PLACEMENT), ...}
+     */
+    static String knownKnobs() {
+        List<String> all = new ArrayList<>();
+        for (Knob k : Knob.values()) {
+            all.add(k.name() + " (" + String.join("|", k.choices()) + ")");
+        }
+        return String.join(", ", all);
     }
 
     /**

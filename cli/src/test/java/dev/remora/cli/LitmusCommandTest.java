@@ -22,6 +22,11 @@ class LitmusCommandTest {
     /** Three settings, all agree. */
     private static final String L04 = catalogue("L04");
 
+    /** What the tests say every knob and its values are. */
+    private static final String KNOWN_KNOBS = "known knobs: ATOMIC_CAP (HCA|GLOB), PUT_COMPLETION "
+        + "(ON_ACK|ON_PLACEMENT), READ_PASSABLE_BY_WRITE (TRUE|FALSE), RELAXED_ORDERING (FALSE|TRUE), "
+        + "DATA_IN_ORDER (FALSE|TRUE), SC_MODE (FALSE|TRUE)";
+
     @TempDir
     Path dir;
 
@@ -122,6 +127,28 @@ class LitmusCommandTest {
         Run r = run("litmus", gone, L15, lost, malformed());
         assertEquals(64, r.code(), r.all());
         assertEquals(List.of(gone + ": no such file", lost + ": no such file"), r.errLines(), r.all());
+        assertEquals("", r.out(), r.all());
+    }
+
+    @Test
+    void shouldListTheKnownKnobsForAnUnknownKnob() {
+        Run r = run("litmus", "--knob", "NOPE=1", L15);
+        assertEquals(64, r.code(), r.all());
+        assertEquals(List.of("bad --knob 'NOPE=1': no knob NOPE; " + KNOWN_KNOBS), r.errLines(), r.all());
+        assertEquals("", r.out(), r.all());
+    }
+
+    @Test
+    void shouldListTheKnownKnobsForABadValueOrAMissingValue() {
+        Run r = run("litmus", "--knob", "ATOMIC_CAP=NOPE", L15);
+        assertEquals(64, r.code(), r.all());
+        assertEquals(List.of("bad --knob 'ATOMIC_CAP=NOPE': ATOMIC_CAP takes HCA|GLOB, not NOPE; " + KNOWN_KNOBS),
+            r.errLines(), r.all());
+        assertEquals("", r.out(), r.all());
+        r = run("litmus", "--knob", "ATOMIC_CAP", L15);
+        assertEquals(64, r.code(), r.all());
+        assertEquals(List.of("bad --knob 'ATOMIC_CAP': expected NAME=VALUE; " + KNOWN_KNOBS), r.errLines(),
+            r.all());
         assertEquals("", r.out(), r.all());
     }
 
