@@ -44,14 +44,17 @@ import java.util.concurrent.Callable;
         + "DISAGREE.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
+        "2:some verdict unknown (search stopped at --max-states), none disagrees",
         "64:usage error (bad option or --knob, missing file); nothing is run",
         "65:some file malformed, a directory or not text; the other files still run, and 65 takes precedence "
-            + "over 1"})
+            + "over 1 and 2"})
 public final class LitmusCommand implements Callable<Integer> {
     /** Every setting agrees: the fabric (and TLC) with the file, no forbidden outcome observed. */
     static final int EXIT_AGREE = 0;
     /** A forbidden outcome was observed or a verdict disagrees. */
     static final int EXIT_DISAGREE = 1;
+    /** Some verdict is unknown because a search stopped at {@code --max-states}; none disagrees. */
+    static final int EXIT_UNKNOWN = 2;
     /** Usage error: a bad option or a missing file; nothing was run. */
     static final int EXIT_USAGE = 64;
     /** Some file is malformed, a directory or not text; the other files were run. */
@@ -76,7 +79,8 @@ public final class LitmusCommand implements Callable<Integer> {
     boolean tlc;
 
     @Option(names = "--max-states", defaultValue = "2000000", description = "Bound of the exhaustive search "
-        + "(default ${DEFAULT-VALUE}).")
+        + "(default ${DEFAULT-VALUE}). A search stopped there leaves the verdict unknown unless it found an outcome "
+        + "satisfying final.")
     long maxStates;
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Litmus files (see spec/litmus/README.md).")
@@ -136,6 +140,7 @@ public final class LitmusCommand implements Callable<Integer> {
             TlaGenerator.copyModelModules(tlcDir);
         }
         List<String> disagreeing = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
         int settingsRun = 0;
         for (LitmusTest test : tests) {
             List<KnobSettings> settings = only != null ? List.of(only) : test.relevantSettings();
@@ -162,11 +167,27 @@ public final class LitmusCommand implements Callable<Integer> {
                 if (r.stuck() > 0) {
                     out.printf(Locale.ROOT, "  %d executions blocked before finishing%n", r.stuck());
                 }
-                String fabric = seeds == null ? lower(r.observed())
-                    : r.observed() == Verdict.ALLOWED ? "allowed" : "not observed in " + seeds + " seeds";
-                // a forbidden outcome observed makes the fabric disagree with the file in either mode
-                boolean ok = r.agrees(seeds == null);
-                String line = "  fabric: " + fabric + (seeds == null ? " (" + r.distinctStates() + " states)" : "");
+                String line;
+                boolean ok;
+                boolean undecided = false;
+                if (seeds != null) {
+                    line = "  fabric: " + (r.observed() == Verdict.ALLOWED ? "allowed"
+                        : "not observed in " + seeds + " seeds");
+                    ok = r.agrees(false);
+                } else if (r.complete()) {
+                    line = "  fabric: " + lower(r.observed()) + " (" + r.distinctStates() + " states)";
+                    ok = r.agrees(true);
+                } else if (r.observed() == Verdict.ALLOWED) {
+                    // what a cut-short search found are real executions, so a witness still decides the verdict
+                    line = "  fabric: allowed (witness found; search stopped at " + r.distinctStates()
+                        + " states, --max-states)";
+                    ok = r.stuck() == 0 && expected == Verdict.ALLOWED;
+                } else {
+                    line = "  fabric: search stopped at " + r.distinctStates() + " states (--max-states); verdict "
+                        + "unknown";
+                    ok = r.stuck() == 0;
+                    undecided = true;
+                }
                 if (tlc) {
                     String module = new TlaGenerator().write(test, s, tlcDir);
                     TlcRunner.Result t = runner.check(tlcDir, module);
@@ -174,18 +195,25 @@ public final class LitmusCommand implements Callable<Integer> {
                         : t.outcome() == TlcRunner.Outcome.HOLDS ? Verdict.FORBIDDEN : null;
                     line += "   tlc: " + (tlcVerdict == null ? t.outcome() + " " + t.summary() : lower(tlcVerdict))
                         + " (" + t.distinctStates() + " states)";
-                    ok &= tlcVerdict == expected && (seeds != null || tlcVerdict == r.observed());
+                    // when the fabric agrees with the file, TLC agreeing with the file means it agrees with both
+                    ok &= tlcVerdict == expected;
                 }
+                String label = test.id() + " [" + s.label() + "]";
                 if (!ok) {
-                    disagreeing.add(test.id() + " [" + s.label() + "]");
+                    disagreeing.add(label);
+                } else if (undecided) {
+                    unknown.add(label);
                 }
                 out.println(line + (ok ? "" : "   <- DISAGREE"));
             }
         }
-        out.println(summary(tests.size(), settingsRun, disagreeing)
+        out.println(summary(tests.size(), settingsRun, disagreeing, unknown)
             + (notRun == 0 ? "" : "; " + count(notRun, "file") + " not run"));
         out.flush();
-        return notRun > 0 ? EXIT_MALFORMED : disagreeing.isEmpty() ? EXIT_AGREE : EXIT_DISAGREE;
+        if (notRun > 0) {
+            return EXIT_MALFORMED;
+        }
+        return !disagreeing.isEmpty() ? EXIT_DISAGREE : !unknown.isEmpty() ? EXIT_UNKNOWN : EXIT_AGREE;
     }
 
     /**
@@ -288,20 +316,28 @@ public final class LitmusCommand implements Callable<Integer> {
     }
 
     /**
-     * The last line of a run: what agreed, or which settings disagreed.
+     * The last line of a run: what agreed, which settings disagreed and which could not be decided.
      *
      * @param filesRun files whose settings were run
      * @param settingsRun settings run, over all files
      * @param disagreeing the settings that disagree, as {@code ID [label]}
+     * @param unknown the settings left undecided by {@code --max-states}, as {@code ID [label]}
      * @return the line
      */
-    private String summary(int filesRun, int settingsRun, List<String> disagreeing) {
+    private String summary(int filesRun, int settingsRun, List<String> disagreeing, List<String> unknown) {
         if (filesRun == 0) {
             return "nothing run";
         }
+        String undecided = "undecided (" + String.join(", ", unknown) + "): search stopped at --max-states";
         if (!disagreeing.isEmpty()) {
             return "DISAGREE: " + disagreeing.size() + " of " + count(settingsRun, "setting") + " ("
-                + String.join(", ", disagreeing) + ")";
+                + String.join(", ", disagreeing) + ")" + (unknown.isEmpty() ? "" : "; " + unknown.size() + " "
+                + undecided);
+        }
+        if (!unknown.isEmpty()) {
+            int agreed = settingsRun - unknown.size();
+            return "UNKNOWN: " + unknown.size() + " of " + count(settingsRun, "setting") + " " + undecided + "; "
+                + agreed + (agreed == 1 ? " agrees" : " agree");
         }
         return "agree: " + (tlc ? "fabric and TLC, " : "") + count(filesRun, "file") + ", "
             + count(settingsRun, "setting");

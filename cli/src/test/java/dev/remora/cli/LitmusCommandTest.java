@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LitmusCommandTest {
@@ -21,6 +22,8 @@ class LitmusCommandTest {
     private static final String L15 = catalogue("L15");
     /** Three settings, all agree. */
     private static final String L04 = catalogue("L04");
+    /** Allowed by default with a witness within the first 10 states, 26 states in all. */
+    private static final String L01 = catalogue("L01");
 
     /** What the tests say every knob and its values are. */
     private static final String KNOWN_KNOBS = "known knobs: ATOMIC_CAP (HCA|GLOB), PUT_COMPLETION "
@@ -150,6 +153,40 @@ class LitmusCommandTest {
         assertEquals(List.of("bad --knob 'ATOMIC_CAP': expected NAME=VALUE; " + KNOWN_KNOBS), r.errLines(),
             r.all());
         assertEquals("", r.out(), r.all());
+    }
+
+    @Test
+    void shouldSayWhenTheSearchStoppedAtMaxStatesAndExitUnknown() {
+        Run r = run("litmus", "--max-states", "10", L15);
+        assertEquals(2, r.code(), r.all());
+        assertTrue(r.out().contains("\n  fabric: search stopped at 10 states (--max-states); verdict unknown\n"),
+            r.all());
+        assertTrue(r.out().contains("\n  fabric: forbidden (5 states)\n"), r.all());
+        assertFalse(r.out().contains("DISAGREE"), r.all());
+        assertEquals("UNKNOWN: 1 of 2 settings undecided (L15 [default]): search stopped at --max-states; "
+            + "1 agrees", r.lastLine(), r.all());
+        assertEquals("", r.err(), r.all());
+    }
+
+    @Test
+    void shouldTakeAWitnessFoundBeforeMaxStatesAsAllowed() {
+        Run r = run("litmus", "--max-states", "10", L01);
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().contains("\n  fabric: allowed (witness found; search stopped at 10 states, "
+            + "--max-states)\n"), r.all());
+        assertFalse(r.out().contains("DISAGREE"), r.all());
+        assertEquals("agree: 1 file, 2 settings", r.lastLine(), r.all());
+        assertEquals("", r.err(), r.all());
+    }
+
+    @Test
+    void shouldExitOneWhenADisagreementMeetsAnUnknown() throws IOException {
+        Run r = run("litmus", "--max-states", "10", wrongVerdict(), L15);
+        assertEquals(1, r.code(), r.all());
+        assertTrue(r.out().contains("verdict unknown"), r.all());
+        assertEquals("DISAGREE: 1 of 4 settings (W [default]); 1 undecided (L15 [default]): search stopped at "
+            + "--max-states", r.lastLine(), r.all());
+        assertEquals("", r.err(), r.all());
     }
 
     @Test
