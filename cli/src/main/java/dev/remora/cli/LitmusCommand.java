@@ -36,14 +36,26 @@ import java.util.concurrent.Callable;
 /**
  * {@code remora litmus}: runs litmus files on the deterministic fabric (exhaustively, or for a number of seeds) and,
  * with {@code --tlc}, with TLC on the TLA+ model, and says whether they agree with each other and with the file's
- * expected verdicts.
+ * expected verdicts. It returns the exit status:
+ * <ul>
+ *   <li>{@value #EXIT_AGREE}: every setting agrees;</li>
+ *   <li>{@value #EXIT_DISAGREE}: a forbidden outcome was observed or a verdict disagrees;</li>
+ *   <li>{@value #EXIT_UNKNOWN}: some verdict is unknown (a search stopped at {@code --max-states}), none
+ *       disagrees;</li>
+ *   <li>{@value #EXIT_USAGE}: usage error (bad option or {@code --knob}, missing file); nothing was run;</li>
+ *   <li>{@value #EXIT_MALFORMED}: some file is malformed, a directory or not text; the other files were run, and
+ *       this takes precedence over {@value #EXIT_DISAGREE} and {@value #EXIT_UNKNOWN}.</li>
+ * </ul>
  */
-@Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
+@Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = LitmusCommand.EXIT_USAGE,
     description = "Runs memory-model litmus tests on the deterministic fabric (and TLC with --tlc).%n"
-        + "Prints each outcome with its count and whether the final predicate holds; the last line says agree or "
-        + "DISAGREE.",
+        + "Prints each outcome with its count and whether the final predicate holds; the last line says agree, "
+        + "DISAGREE or UNKNOWN, and for which settings. A directory, a file that is not text or a malformed file "
+        + "is reported on one line of standard error and the other files still run; a missing file is a usage "
+        + "error and nothing runs.",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
+    exitCodeList = {"0:every setting agrees (the fabric, and TLC with --tlc, with the file's verdicts)",
+        "1:a forbidden outcome was observed or a verdict disagrees",
         "2:some verdict unknown (search stopped at --max-states), none disagrees",
         "64:usage error (bad option or --knob, missing file); nothing is run",
         "65:some file malformed, a directory or not text; the other files still run, and 65 takes precedence "

@@ -214,4 +214,22 @@ class LitmusCommandTest {
         assertEquals("agree: fabric and TLC, 1 file, 2 settings", r.lastLine(), r.all());
         assertEquals("", r.err(), r.all());
     }
+
+    @Test
+    void shouldListEveryExitCodeInTheHelp() {
+        Run r = run("litmus", "--help");
+        assertEquals(0, r.code(), r.all());
+        String help = r.out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("the last line says agree, DISAGREE or UNKNOWN, and for which settings"), r.all());
+        assertTrue(help.contains("the other files still run; a missing file is a usage error and nothing runs"),
+            r.all());
+        assertTrue(help.contains(" 0 every setting agrees"), r.all());
+        assertTrue(help.contains(" 1 a forbidden outcome was observed or a verdict disagrees"), r.all());
+        assertTrue(help.contains(" 2 some verdict unknown (search stopped at --max-states), none disagrees"),
+            r.all());
+        assertTrue(help.contains(" 64 usage error (bad option or --knob, missing file); nothing is run"), r.all());
+        assertTrue(help.contains(" 65 some file malformed, a directory or not text; the other files still run"),
+            r.all());
+        assertEquals("", r.err(), r.all());
+    }
 }
