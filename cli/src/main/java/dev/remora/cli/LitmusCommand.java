@@ -15,7 +15,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -30,16 +36,41 @@ import java.util.concurrent.Callable;
 /**
  * {@code remora litmus}: runs litmus files on the deterministic fabric (exhaustively, or for a number of seeds) and,
  * with {@code --tlc}, with TLC on the TLA+ model, and says whether they agree with each other and with the file's
- * expected verdicts.
+ * expected verdicts. It returns the exit status:
+ * <ul>
+ *   <li>{@value #EXIT_AGREE}: every setting agrees;</li>
+ *   <li>{@value #EXIT_DISAGREE}: a forbidden outcome was observed or a verdict disagrees;</li>
+ *   <li>{@value #EXIT_UNKNOWN}: some verdict is unknown (a search stopped at {@code --max-states}), none
+ *       disagrees;</li>
+ *   <li>{@value #EXIT_USAGE}: usage error (bad option or {@code --knob}, missing file); nothing was run;</li>
+ *   <li>{@value #EXIT_MALFORMED}: some file is malformed, a directory or not text; the other files were run, and
+ *       this takes precedence over {@value #EXIT_DISAGREE} and {@value #EXIT_UNKNOWN}.</li>
+ * </ul>
  */
-@Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
+@Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = LitmusCommand.EXIT_USAGE,
     description = "Runs memory-model litmus tests on the deterministic fabric (and TLC with --tlc).%n"
-        + "Prints each outcome with its count and whether the final predicate holds; the last line says agree or "
-        + "DISAGREE.",
+        + "Prints each outcome with its count and whether the final predicate holds; the last line says agree, "
+        + "DISAGREE or UNKNOWN, and for which settings. A directory, a file that is not text or a malformed file "
+        + "is reported on one line of standard error and the other files still run; a missing file is a usage "
+        + "error and nothing runs.",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:agree, no forbidden outcome observed", "1:a forbidden outcome was observed or a disagreement",
-        "64:usage error", "65:malformed litmus file"})
+    exitCodeList = {"0:every setting agrees (the fabric, and TLC with --tlc, with the file's verdicts)",
+        "1:a forbidden outcome was observed or a verdict disagrees",
+        "2:some verdict unknown (search stopped at --max-states), none disagrees",
+        "64:usage error (bad option or --knob, missing file); nothing is run",
+        "65:some file malformed, a directory or not text; the other files still run, and 65 takes precedence "
+            + "over 1 and 2"})
 public final class LitmusCommand implements Callable<Integer> {
+    /** Every setting agrees: the fabric (and TLC) with the file, no forbidden outcome observed. */
+    static final int EXIT_AGREE = 0;
+    /** A forbidden outcome was observed or a verdict disagrees. */
+    static final int EXIT_DISAGREE = 1;
+    /** Some verdict is unknown because a search stopped at {@code --max-states}; none disagrees. */
+    static final int EXIT_UNKNOWN = 2;
+    /** Usage error: a bad option or a missing file; nothing was run. */
+    static final int EXIT_USAGE = 64;
+    /** Some file is malformed, a directory or not text; the other files were run. */
+    static final int EXIT_MALFORMED = 65;
 
     @Option(names = "--knob", paramLabel = "NAME=VALUE", description = "Run only this knob setting (repeatable), "
         + "e.g. --knob ATOMIC_CAP=GLOB. Default: every setting the file's verdicts depend on.")
@@ -60,7 +91,8 @@ public final class LitmusCommand implements Callable<Integer> {
     boolean tlc;
 
     @Option(names = "--max-states", defaultValue = "2000000", description = "Bound of the exhaustive search "
-        + "(default ${DEFAULT-VALUE}).")
+        + "(default ${DEFAULT-VALUE}). A search stopped there leaves the verdict unknown unless it found an outcome "
+        + "satisfying final.")
     long maxStates;
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Litmus files (see spec/litmus/README.md).")
@@ -83,47 +115,49 @@ public final class LitmusCommand implements Callable<Integer> {
         if (seeds != null && seeds < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--seeds must be positive: " + seeds);
         }
-        KnobSettings only = null;
-        if (!knobs.isEmpty()) {
-            only = KnobSettings.defaults();
-            for (String k : knobs) {
-                int eq = k.indexOf('=');
-                if (eq < 0) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "--knob takes NAME=VALUE, got '" + k
-                        + "'");
-                }
-                try {
-                    only = only.with(Knob.valueOf(k.substring(0, eq).trim().toUpperCase(Locale.ROOT)),
-                        k.substring(eq + 1).trim().toUpperCase(Locale.ROOT));
-                } catch (IllegalArgumentException e) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "bad --knob '" + k + "': "
-                        + e.getMessage());
-                }
+        KnobSettings only = knobs.isEmpty() ? null : KnobSettings.defaults();
+        for (String k : knobs) {
+            try {
+                only = withKnob(only, k);
+            } catch (IllegalArgumentException e) {
+                err.println("bad --knob '" + k + "': " + e.getMessage() + "; known knobs: " + knownKnobs());
+                err.flush();
+                return EXIT_USAGE;
             }
+        }
+        boolean missing = false;
+        for (Path f : files) {
+            if (!Files.exists(f)) {
+                err.println(f + ": no such file");
+                missing = true;
+            }
+        }
+        if (missing) {
+            err.flush();
+            return EXIT_USAGE;
         }
         LitmusParser parser = new LitmusParser();
         List<LitmusTest> tests = new ArrayList<>();
         for (Path f : files) {
-            try {
-                tests.add(parser.parse(f));
-            } catch (LitmusSyntaxException e) {
-                err.println(e.getMessage());
-                return 65;
-            } catch (NoSuchFileException e) {
-                err.println(f + ": no such file");
-                return 65;
+            LitmusTest test = load(parser, f, err);
+            if (test != null) {
+                tests.add(test);
             }
         }
+        err.flush();
+        int notRun = files.size() - tests.size();
         TlcRunner runner = tlc ? new TlcRunner(TlcRunner.locateTlatools(), Duration.ofMinutes(5)) : null;
         Path tlcDir = tlc ? Files.createTempDirectory("remora-litmus-tlc") : null;
         if (tlc) {
             TlaGenerator.copyModelModules(tlcDir);
         }
-        boolean agree = true;
-        boolean forbiddenSeen = false;
+        List<String> disagreeing = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
+        int settingsRun = 0;
         for (LitmusTest test : tests) {
             List<KnobSettings> settings = only != null ? List.of(only) : test.relevantSettings();
             for (KnobSettings s : settings) {
+                settingsRun++;
                 FabricLitmusRunner.Result r = seeds == null
                     ? FabricLitmusRunner.exhaustive(test, s, maxStates)
                     : FabricLitmusRunner.seeded(test, s, firstSeed, seeds);
@@ -139,17 +173,33 @@ public final class LitmusCommand implements Callable<Integer> {
                         mark += "; first with seed " + seed + ", replay: remora litmus --seeds 1 --first-seed " + seed
                             + knobArgs(s) + " " + test.source();
                     }
-                    forbiddenSeen |= matches && expected == Verdict.FORBIDDEN;
                     out.printf(Locale.ROOT, "  %-60s %8d %s%s%n", e.getKey(), e.getValue(),
                         seeds == null ? "executions" : "seeds", mark);
                 }
                 if (r.stuck() > 0) {
                     out.printf(Locale.ROOT, "  %d executions blocked before finishing%n", r.stuck());
                 }
-                String fabric = seeds == null ? lower(r.observed())
-                    : r.observed() == Verdict.ALLOWED ? "allowed" : "not observed in " + seeds + " seeds";
-                boolean ok = r.agrees(seeds == null);
-                String line = "  fabric: " + fabric + (seeds == null ? " (" + r.distinctStates() + " states)" : "");
+                String line;
+                boolean ok;
+                boolean undecided = false;
+                if (seeds != null) {
+                    line = "  fabric: " + (r.observed() == Verdict.ALLOWED ? "allowed"
+                        : "not observed in " + seeds + " seeds");
+                    ok = r.agrees(false);
+                } else if (r.complete()) {
+                    line = "  fabric: " + lower(r.observed()) + " (" + r.distinctStates() + " states)";
+                    ok = r.agrees(true);
+                } else if (r.observed() == Verdict.ALLOWED) {
+                    // what a cut-short search found are real executions, so a witness still decides the verdict
+                    line = "  fabric: allowed (witness found; search stopped at " + r.distinctStates()
+                        + " states, --max-states)";
+                    ok = r.stuck() == 0 && expected == Verdict.ALLOWED;
+                } else {
+                    line = "  fabric: search stopped at " + r.distinctStates() + " states (--max-states); verdict "
+                        + "unknown";
+                    ok = r.stuck() == 0;
+                    undecided = true;
+                }
                 if (tlc) {
                     String module = new TlaGenerator().write(test, s, tlcDir);
                     TlcRunner.Result t = runner.check(tlcDir, module);
@@ -157,15 +207,156 @@ public final class LitmusCommand implements Callable<Integer> {
                         : t.outcome() == TlcRunner.Outcome.HOLDS ? Verdict.FORBIDDEN : null;
                     line += "   tlc: " + (tlcVerdict == null ? t.outcome() + " " + t.summary() : lower(tlcVerdict))
                         + " (" + t.distinctStates() + " states)";
-                    ok &= tlcVerdict == expected && (seeds != null || tlcVerdict == r.observed());
+                    // when the fabric agrees with the file, TLC agreeing with the file means it agrees with both
+                    ok &= tlcVerdict == expected;
                 }
-                agree &= ok;
+                String label = test.id() + " [" + s.label() + "]";
+                if (!ok) {
+                    disagreeing.add(label);
+                } else if (undecided) {
+                    unknown.add(label);
+                }
                 out.println(line + (ok ? "" : "   <- DISAGREE"));
             }
         }
-        out.println(agree && !forbiddenSeen ? "agree" : "DISAGREE");
+        out.println(summary(tests.size(), settingsRun, disagreeing, unknown)
+            + (notRun == 0 ? "" : "; " + count(notRun, "file") + " not run"));
         out.flush();
-        return agree && !forbiddenSeen ? 0 : 1;
+        if (notRun > 0) {
+            return EXIT_MALFORMED;
+        }
+        return !disagreeing.isEmpty() ? EXIT_DISAGREE : !unknown.isEmpty() ? EXIT_UNKNOWN : EXIT_AGREE;
+    }
+
+    /**
+     * Applies one {@code --knob NAME=VALUE} argument; names and values are case-insensitive.
+     *
+     * @param settings the settings so far
+     * @param arg the argument
+     * @return the settings with that knob set
+     * @throws IllegalArgumentException if the argument is not NAME=VALUE, names no knob or gives a value the knob
+     *     does not take; the message says which
+     */
+    private static KnobSettings withKnob(KnobSettings settings, String arg) {
+        int eq = arg.indexOf('=');
+        if (eq < 0) {
+            throw new IllegalArgumentException("expected NAME=VALUE");
+        }
+        String name = arg.substring(0, eq).trim().toUpperCase(Locale.ROOT);
+        String value = arg.substring(eq + 1).trim().toUpperCase(Locale.ROOT);
+        for (Knob k : Knob.values()) {
+            if (k.name().equals(name)) {
+                if (!k.choices().contains(value)) {
+                    throw new IllegalArgumentException(k.name() + " takes " + String.join("|", k.choices())
+                        + ", not " + arg.substring(eq + 1).trim());
+                }
+                return settings.with(k, value);
+            }
+        }
+        throw new IllegalArgumentException("no knob " + arg.substring(0, eq).trim());
+    }
+
+    /**
+     * Every knob with its values, default first.
+     *
+     * @return for example {@code ATOMIC_CAP (HCA|GLOB), PUT_COMPLETION (ON_ACK|ON_PLACEMENT), ...}
+     */
+    static String knownKnobs() {
+        List<String> all = new ArrayList<>();
+        for (Knob k : Knob.values()) {
+            all.add(k.name() + " (" + String.join("|", k.choices()) + ")");
+        }
+        return String.join(", ", all);
+    }
+
+    /**
+     * Reads and parses one litmus file, or says on one line why it cannot be run.
+     *
+     * @param parser the parser
+     * @param f the file
+     * @param err where to say what is wrong with it
+     * @return the test, or null if the file is a directory, unreadable, not text or malformed
+     */
+    private static LitmusTest load(LitmusParser parser, Path f, PrintWriter err) {
+        if (Files.isDirectory(f)) {
+            err.println(f + ": is a directory, not a litmus file");
+            return null;
+        }
+        String text;
+        try {
+            text = text(Files.readAllBytes(f));
+        } catch (NoSuchFileException e) {
+            err.println(f + ": no such file");
+            return null;
+        } catch (AccessDeniedException e) {
+            err.println(f + ": cannot read: permission denied");
+            return null;
+        } catch (IOException e) {
+            err.println(f + ": cannot read: " + e.getMessage());
+            return null;
+        }
+        if (text == null) {
+            err.println(f + ": not a text file");
+            return null;
+        }
+        try {
+            return parser.parse(f.toString(), text);
+        } catch (LitmusSyntaxException e) {
+            err.println(e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Decodes a litmus file's bytes.
+     *
+     * @param bytes the file's contents
+     * @return the text, or null if the bytes contain a NUL or are not valid UTF-8
+     */
+    private static String text(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b == 0) {
+                return null;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The last line of a run: what agreed, which settings disagreed and which could not be decided.
+     *
+     * @param filesRun files whose settings were run
+     * @param settingsRun settings run, over all files
+     * @param disagreeing the settings that disagree, as {@code ID [label]}
+     * @param unknown the settings left undecided by {@code --max-states}, as {@code ID [label]}
+     * @return the line
+     */
+    private String summary(int filesRun, int settingsRun, List<String> disagreeing, List<String> unknown) {
+        if (filesRun == 0) {
+            return "nothing run";
+        }
+        String undecided = "undecided (" + String.join(", ", unknown) + "): search stopped at --max-states";
+        if (!disagreeing.isEmpty()) {
+            return "DISAGREE: " + disagreeing.size() + " of " + count(settingsRun, "setting") + " ("
+                + String.join(", ", disagreeing) + ")" + (unknown.isEmpty() ? "" : "; " + unknown.size() + " "
+                + undecided);
+        }
+        if (!unknown.isEmpty()) {
+            int agreed = settingsRun - unknown.size();
+            return "UNKNOWN: " + unknown.size() + " of " + count(settingsRun, "setting") + " " + undecided + "; "
+                + agreed + (agreed == 1 ? " agrees" : " agree");
+        }
+        return "agree: " + (tlc ? "fabric and TLC, " : "") + count(filesRun, "file") + ", "
+            + count(settingsRun, "setting");
+    }
+
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /** Renders a final predicate in the litmus notation. */
