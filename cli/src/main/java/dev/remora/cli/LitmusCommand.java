@@ -219,6 +219,13 @@ public final class LitmusCommand implements Callable<Integer> {
                 out.println(line + (ok ? "" : "   <- DISAGREE"));
             }
         }
+        if (tlc) {
+            if (disagreeing.isEmpty()) {
+                deleteTree(tlcDir); // the generated models and TLC's output are only worth keeping as evidence
+            } else {
+                out.println("TLC models and output (witnesses) kept in " + tlcDir);
+            }
+        }
         out.println(summary(tests.size(), settingsRun, disagreeing, unknown)
             + (notRun == 0 ? "" : "; " + count(notRun, "file") + " not run"));
         out.flush();
@@ -226,6 +233,14 @@ public final class LitmusCommand implements Callable<Integer> {
             return EXIT_MALFORMED;
         }
         return !disagreeing.isEmpty() ? EXIT_DISAGREE : !unknown.isEmpty() ? EXIT_UNKNOWN : EXIT_AGREE;
+    }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     /**

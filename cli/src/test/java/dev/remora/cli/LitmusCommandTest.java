@@ -207,12 +207,23 @@ class LitmusCommandTest {
     }
 
     @Test
-    void shouldSayFabricAndTlcAgreeWithTlc() {
+    void shouldSayFabricAndTlcAgreeWithTlc() throws IOException {
+        java.util.Set<Path> before = tlcWorkDirs();
         Run r = run("litmus", "--tlc", L15);
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("  fabric: forbidden (51 states)   tlc: forbidden (51 states)"), r.all());
         assertEquals("agree: fabric and TLC, 1 file, 2 settings", r.lastLine(), r.all());
         assertEquals("", r.err(), r.all());
+        java.util.Set<Path> left = tlcWorkDirs();
+        left.removeAll(before);
+        assertTrue(left.isEmpty(), "an agreeing --tlc run left its work directory: " + left);
+    }
+
+    private static java.util.Set<Path> tlcWorkDirs() throws IOException {
+        try (java.util.stream.Stream<Path> list = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return list.filter(p -> p.getFileName().toString().startsWith("remora-litmus-tlc"))
+                .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
+        }
     }
 
     @Test

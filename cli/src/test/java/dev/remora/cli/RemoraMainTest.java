@@ -52,7 +52,7 @@ class RemoraMainTest {
         assertEquals("0", r[0], r[1] + r[2]);
         assertTrue(r[1].contains("L04 [RELAXED_ORDERING-TRUE]"), r[1]);
         assertTrue(r[1].contains("<- final holds (allowed)"), r[1]);
-        assertTrue(r[1].strip().endsWith("agree"), r[1]);
+        assertTrue(r[1].strip().endsWith("agree: 2 files, 5 settings"), r[1]);
     }
 
     @Test
