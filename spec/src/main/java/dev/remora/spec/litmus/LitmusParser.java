@@ -214,6 +214,9 @@ public final class LitmusParser {
         void parseFault(final String rest, final int lineNo) {
             final Cursor c = new Cursor(this, rest, lineNo);
             final String kind = c.ident("a fault: crash(N), cut(N1,N2) or qperror(T,N)");
+            if (!List.of("crash", "cut", "qperror").contains(kind)) {
+                throw error(lineNo, "expected a fault crash(N), cut(N1,N2) or qperror(T,N), found '" + kind + "'");
+            }
             c.expect('(');
             final String a = c.ident("a node or thread name in the fault");
             String b = "";

@@ -146,4 +146,66 @@ class LitmusParserTest {
         e = reject("test X", "init x@N2=0, one@N1=1", "T1@N1: put(N2,x,one)", "final x = 1");
         assertTrue(e.getMessage().contains("expected an 'expect allowed' or 'expect forbidden' line"), e.getMessage());
     }
+
+    @Test
+    void shouldParseStoresToIndexedWords() {
+        final LitmusTest t = parser.parse("L21", String.join("\n",
+            "test L21", "init s[0..1]@N1=1, b[0..1]@N2=0",
+            "T1@N1: put(N2,b[0..1],s[0..1]); s[0] := 2; s[1] := 2", "final b[0] = 1 /\\ b[1] = 2",
+            "expect allowed"));
+        assertEquals(List.of(new Op.CpuWrite("s[0]", 2), new Op.CpuWrite("s[1]", 2)),
+            t.threads().get(0).ops().subList(1, 3));
+        LitmusSyntaxException e = reject("test X", "init b[0..1]@N1=0", "T1@N1: b[0] := b[1]", "final b[0] = 1",
+            "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected a value to store in 'b[0]'"), e.getMessage());
+        e = reject("test X", "init b[0..1]@N2=0", "T1@N1: b[0] := 1", "final b[0] = 1", "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected the stored location 'b[0]' local to N1"), e.getMessage());
+    }
+
+    @Test
+    void shouldParseRefusalsStatusPollsAndFaults() {
+        final LitmusTest t = parser.parse("E", String.join("\n",
+            "test E", "init x@N2=0, y@N2=0, one@N1=1, res@N1=0",
+            "fault crash(N2)", "fault cut(N1,N2)", "fault qperror(T1,N2)",
+            "T1@N1: put!K(N2,x,one); cas!A(N2,y,0,1,res); get!L(N2,one,x); s1 := poll(N2); poll(N2); s3 := poll(N2)",
+            "final s1 = REM_ACCESS_ERR /\\ s3 != SUCCESS /\\ y = 0", "expect forbidden"));
+        final List<Op> ops = t.threads().get(0).ops();
+        assertEquals(java.util.Optional.of(Status.REM_ACCESS_ERR), ((Op.Verb) ops.get(0)).refusal());
+        assertEquals(java.util.Optional.of(Status.REM_INV_REQ_ERR), ((Op.Verb) ops.get(1)).refusal());
+        assertEquals(java.util.Optional.of(Status.LOC_PROT_ERR), ((Op.Verb) ops.get(2)).refusal());
+        assertEquals(new Op.Poll("N2", java.util.Optional.of("s1")), ops.get(3));
+        assertEquals(new Op.Poll("N2", java.util.Optional.empty()), ops.get(4));
+        assertEquals(List.of("s1", "s3"), t.registers());
+        assertEquals(List.of(new Fault(Fault.Kind.CRASH, "N2", ""), new Fault(Fault.Kind.CUT, "N1", "N2"),
+            new Fault(Fault.Kind.QPERROR, "T1", "N2")), t.faults());
+        final Map<String, Long> outcome = new HashMap<>(t.initialOutcome());
+        outcome.put("s1", (long) Status.REM_ACCESS_ERR.code());
+        outcome.put("s3", (long) Status.WR_FLUSH_ERR.code());
+        assertTrue(t.outcomeMatches(outcome));
+        outcome.put("s3", (long) Status.SUCCESS.code());
+        assertFalse(t.outcomeMatches(outcome));
+    }
+
+    @Test
+    void shouldRejectMisplacedRefusalsAndBadFaults() {
+        LitmusSyntaxException e = reject("test X", "init x@N2=0, one@N1=1", "T1@N1: put!A(N2,x,one)",
+            "final x = 1", "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected !A (misaligned atomic) only on cas or faa"), e.getMessage());
+        e = reject("test X", "init x@N2=0, one@N1=1", "T1@N1: put!K!L(N2,x,one)", "final x = 1", "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected at most one of !K, !A, !L"), e.getMessage());
+        e = reject("test X", "init x@N2=0, one@N1=1", "fault reboot(N2)", "T1@N1: put(N2,x,one)", "final x = 1",
+            "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected a fault crash(N), cut(N1,N2) or qperror(T,N)"),
+            e.getMessage());
+        e = reject("test X", "init x@N2=0, one@N1=1", "fault cut(N2,N2)", "T1@N1: put(N2,x,one)", "final x = 1",
+            "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected a link between two different nodes"), e.getMessage());
+        e = reject("test X", "init x@N2=0, one@N1=1", "fault qperror(T1,N3)", "T1@N1: put(N2,x,one)",
+            "final x = 1", "expect allowed");
+        assertTrue(e.getMessage().contains(":3: expected qperror(T1,N3) to name a queue pair the test uses"),
+            e.getMessage());
+        e = reject("test X", "init x@N2=0, one@N1=1", "fault crash(N2)", "fault crash(N2)", "T1@N1: put(N2,x,one)",
+            "final x = 1", "expect allowed");
+        assertTrue(e.getMessage().contains(":4: expected each fault once"), e.getMessage());
+    }
 }
