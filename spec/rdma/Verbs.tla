@@ -238,9 +238,10 @@ NoAtomicWindowAt(n) == \A j \in WRs : Wr[j].node = n => ~InAtomicWindow(j)
 (* NIC. A put completes once acked (its data has been read and sent) or,     *)
 (* with ON_PLACEMENT, once placed; a get or atomic once its local write is   *)
 (* done; a failed WR once it has its status.                                 *)
+EarlierCompleted(k) == \A j \in WRs : Earlier(j, k) => wr[j].cpl
 CanComplete(k) ==
     /\ wr[k].st = "nic" /\ ~wr[k].cpl /\ ~Down(Sender(k))
-    /\ \A j \in WRs : Earlier(j, k) => wr[j].cpl
+    /\ EarlierCompleted(k)
     /\ \/ Failed(k)
        \/ /\ RequesterOK(k)
           /\ IF Wr[k].kind = "put"
@@ -407,14 +408,17 @@ AtomicLocalWrite(k) ==
     /\ UNCHANGED <<sb, faulted>>
 
 (* WR k gets its error status, with no effect (R17):                         *)
-(* a refused WR, when no earlier WR of its QP is refused and the QP is whole; *)
 (* a WR after a failed one: flushed;                                          *)
+(* a refused WR, on a whole QP, once every earlier WR of its QP completed:    *)
+(*   the responder answers a QP's WRs in order, so the refusal comes after    *)
+(*   the answers to the WRs before it;                                        *)
 (* the first WR of a broken QP whose earlier WRs all completed successfully. *)
+(* So a QP has at most one error completion other than WR_FLUSH_ERR.        *)
 Fail(k) ==
     /\ wr[k].st = "nic" /\ ~Failed(k) /\ ~wr[k].cpl /\ ~Down(Sender(k))
     /\ LET s == IF EarlierFailed(k) THEN "WR_FLUSH_ERR"
-                ELSE IF Wr[k].fail # "" /\ UnrefusedBefore(k) /\ ~Broken(k) THEN Wr[k].fail
-                ELSE IF Broken(k) /\ \A j \in WRs : Earlier(j, k) => wr[j].cpl THEN BreakStatus(k)
+                ELSE IF Wr[k].fail # "" /\ ~Broken(k) /\ EarlierCompleted(k) THEN Wr[k].fail
+                ELSE IF Broken(k) /\ EarlierCompleted(k) THEN BreakStatus(k)
                 ELSE ""
        IN /\ s # ""
           /\ wr' = [wr EXCEPT ![k].status = s]

@@ -579,8 +579,8 @@ public final class DetMachine {
         if (wr.earlierFailed(k)) {
             return WcStatus.WR_FLUSH_ERR;
         }
-        if (s.refusal != null && wr.unrefusedBefore(k) && !broken(k)) {
-            return s.refusal;
+        if (s.refusal != null && !broken(k) && earlierCompleted(k)) {
+            return s.refusal; // the responder answers in order: the refusal follows the earlier requests' answers
         }
         if (broken(k) && earlierCompleted(k)) {
             return faulted.breakStatus(sender(k), wr(k).node());
