@@ -2,7 +2,7 @@
  * Remora's verbs API: one-sided RDMA verbs behind one provider interface.
  *
  * <h2>Vocabulary</h2>
- * Every method name in Remora uses these words, for the operations of MEMORY-MODEL.md §1:
+ * Every method name in Remora uses these words, for the operations of {@code docs/memory-model.md} §1:
  * <ul>
  *   <li>{@code read}, {@code write}, {@code cas}, {@code faa}: the one-sided verbs RDMA READ, RDMA WRITE,
  *       ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD ({@code get}, {@code put}, {@code cas}, {@code faa} in the litmus
@@ -28,8 +28,9 @@
  * helpers {@code readLong/writeLong/cas/faa/read/write}.
  *
  * <h2>What every provider guarantees</h2>
- * These are the promises of the API, in the terms of MEMORY-MODEL.md; code written against them is correct on every
- * provider. They are the weak model ({@code IBV_ATOMIC_HCA}); a provider may behave more strongly.
+ * These are the promises of the API, in the terms of the memory model ({@code docs/memory-model.md}, rules R1–R20);
+ * code written against them is correct on every provider. They are the weak model ({@code IBV_ATOMIC_HCA}); a
+ * provider may behave more strongly.
  * <ol>
  *   <li><b>Atomic granularity.</b> CAS and FETCH_ADD act on one 8-byte word at an 8-byte-aligned address; a
  *       misaligned address completes with {@code REM_INV_REQ_ERR} (R17). Remote atomics to one node are totally
@@ -37,7 +38,13 @@
  *       read-modify-writes or remote WRITEs, which may land between an atomic's read and write phases and be lost
  *       (R14, litmus L11–L13, L16). A failed CAS writes nothing (R16). Never mix CPU and remote atomics on one word.</li>
  *   <li><b>Tearing.</b> Aligned 8-byte words are never torn, by the CPU or the NIC. A READ or WRITE longer than 8
- *       bytes is not atomic and may be observed partially, in any order of its words (R18, litmus L18).</li>
+ *       bytes moves word by word: each word of a READ's remote read and of its local write, and of a WRITE's source
+ *       read and of its remote write, is read or written at its own moment, in any order. A multi-word READ is
+ *       therefore not a snapshot (validate what it returns, with a version or a checksum, and retry), a WRITE may
+ *       send source words from different moments, and both may be seen half done (R18, litmus L18–L22a). When
+ *       {@code ibv_query_qp_data_in_order} reports {@code WHOLE_MSG} ({@code DATA_IN_ORDER}), the receiving side
+ *       writes a transfer's words in address order, a WRITE's at the target and a READ's into the poster's buffer,
+ *       so the last word written implies the earlier ones; the reads stay in any order.</li>
  *   <li><b>Order on one queue pair.</b> Writes land in posting order (R6, L04); a READ or atomic sees every earlier
  *       write of the same queue pair (R7, L06); an atomic's read phase is not passed by later requests (R9, L17); a
  *       later WRITE may pass an earlier READ, in its remote write and in its local source read, unless it carries
@@ -53,11 +60,20 @@
  *       target's CPUs see it: a later READ or atomic on the same queue pair that completes does imply it (R7, R11,
  *       L05b, L09a). Use {@link dev.remora.verbs.WaitTag#await(long)} rather than raw polling to wait for your own
  *       operations (R12, L19).</li>
- *   <li><b>Errors</b> are completions, as on hardware (R17): bad rkey, out of bounds or missing access flag →
- *       {@code REM_ACCESS_ERR}; atomic at a misaligned remote address → {@code REM_INV_REQ_ERR}; bad local buffer →
- *       {@code LOC_PROT_ERR}; unreachable peer → {@code RETRY_EXC_ERR} after the provider's retry timeout. The queue
- *       pair then goes to {@code ERROR} and every outstanding and later request completes with
- *       {@code WR_FLUSH_ERR}. A failed request changes no remote memory. Misuse of the Java API (null, negative
+ *   <li><b>Errors</b> are completions, as on hardware (R17, R20), and they come in posting order. A request the NIC
+ *       refuses (bad rkey, out of bounds or missing access flag → {@code REM_ACCESS_ERR}; atomic at a misaligned
+ *       remote address → {@code REM_INV_REQ_ERR}; bad local buffer → {@code LOC_PROT_ERR}) has no effect; the
+ *       requests before it on its queue pair complete as they would have, and every later one completes
+ *       {@code WR_FLUSH_ERR} with no effect. A fault (a crashed peer, a cut link, a queue pair forced into
+ *       {@code ERROR}) breaks the queue pair: nothing on it completes successfully any more, the oldest unfinished
+ *       request completes {@code RETRY_EXC_ERR} after the provider's retry timeout ({@code WR_FLUSH_ERR} for a queue
+ *       pair forced into {@code ERROR}) and every later one {@code WR_FLUSH_ERR}. Those failures are
+ *       <em>indeterminate</em>: a request that had reached the NIC may have taken effect at the target, may take
+ *       effect after its error completion, or never, and a WRITE that completed with {@code SUCCESS} still lands
+ *       unless its target crashed. A node that crashes completes nothing more, but its requests in flight may still
+ *       land at their targets. So treat {@code RETRY_EXC_ERR}, and a {@code WR_FLUSH_ERR} not preceded on its
+ *       queue pair by a refusal, as an unknown outcome ({@code info} in a history), never as a failure, and never
+ *       assume that a failed WRITE did not land (litmus E01–E12). Misuse of the Java API (null, negative
  *       lengths, an atomic whose local result address is not 8-byte aligned, posting on a closed fabric or an
  *       unconnected queue pair) throws at once and posts nothing.</li>
  *   <li><b>Byte order.</b> Words are in the host's native byte order on every provider (like {@code mlx5} with
@@ -65,8 +81,13 @@
  * </ol>
  *
  * <h2>What the software fabric adds</h2>
- * {@link dev.remora.verbs.sim.SimFabric} in fast mode executes each request at a single instant between posting and
- * completion, in posting order per queue pair, with remote atomics atomic against everything: stronger than the list
- * above, which is allowed. Real hardware, and the deterministic mode, exhibit the weak behaviours.
+ * The fast fabric, {@link dev.remora.verbs.sim.SimFabric}, is stronger than the list above, which is allowed: it
+ * executes each request at one moment between posting and completion, in posting order per queue pair, with remote
+ * atomics atomic against everything, and a request that fails has had no effect (a multi-word transfer is still one
+ * bulk copy of whole words, which a concurrent CPU access may see half done). Code that passes only there may rely on
+ * more than the contract. The deterministic fabric ({@code dev.remora.verbs.det}, provider {@code det}) exhibits
+ * every weak behaviour above, one step at a time as {@code spec/rdma/Verbs.tla} allows it: late source reads and
+ * destination writes, torn transfers, the reorderings of items 3 and 4, weak atomics, refusals and flushes, and,
+ * under its fault plan, crashes, cut links and indeterminate requests. Real hardware may show any of them.
  */
 package dev.remora.verbs;
