@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
  * <p>An instance is a <em>handle</em> for one thread, bound to that thread's {@link dev.remora.verbs.Endpoint}; create
  * one handle per thread over the same lock address. The home node's own threads use the lock the same way, through a
  * loopback queue pair: never with CPU atomics on the lock's words, which are not atomic against remote atomics under
- * {@code IBV_ATOMIC_HCA} (MEMORY-MODEL.md R14, litmus L11, L16).
+ * {@code IBV_ATOMIC_HCA} (docs/memory-model.md R14, litmus L11, L16).
  *
  * <h2>Two kinds of release</h2>
  * <ul>

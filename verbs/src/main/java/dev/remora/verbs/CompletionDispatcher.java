@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The wait layer (RDMA^WAIT, MEMORY-MODEL.md R12): lets independent libraries share one completion queue.
+ * The wait layer (RDMA^WAIT, docs/memory-model.md R12): lets independent libraries share one completion queue.
  *
  * <p>Plain {@code poll} retires the oldest completion, whoever posted it, so a library that polls can swallow
  * another's completion or return while its own operations are outstanding (litmus L19). Here each caller posts

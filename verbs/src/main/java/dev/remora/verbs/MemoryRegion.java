@@ -18,7 +18,7 @@ package dev.remora.verbs;
  * <h2>Local (CPU) access</h2>
  * The owning node's threads read and write the region only through these methods, never through a raw buffer, so
  * that a deterministic fabric can see and schedule every access. Offsets are relative to the region's start.
- * Plain accessors ({@link #getLong}, {@link #putLong}) have x86-TSO semantics (MEMORY-MODEL.md R1): a load is
+ * Plain accessors ({@link #getLong}, {@link #putLong}) have x86-TSO semantics (docs/memory-model.md R1): a load is
  * ordered after earlier loads, a store after earlier loads and stores, but a load may pass an earlier store to
  * another location. {@code …Volatile} accessors and the read-modify-writes are sequentially consistent (a locked
  * instruction, or a store followed by {@code mfence}). The NIC does not see CPU accesses atomically with respect to

@@ -2,7 +2,7 @@ package dev.remora.verbs;
 
 /**
  * A reliable-connected queue pair: the Java mirror of {@code struct ibv_qp} with {@code ibv_post_send} and
- * {@code ibv_post_recv}. It is the ordered channel from this node to one peer node (MEMORY-MODEL.md §1).
+ * {@code ibv_post_recv}. It is the ordered channel from this node to one peer node (docs/memory-model.md §1).
  *
  * <h2>What the ordering of one queue pair guarantees</h2>
  * <ul>

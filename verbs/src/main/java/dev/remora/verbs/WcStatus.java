@@ -6,7 +6,7 @@ package dev.remora.verbs;
  *
  * <p>After any status other than {@link #SUCCESS} on a send queue the queue pair is in
  * {@link QpState#ERROR}: every request still outstanding and every request posted later completes with
- * {@link #WR_FLUSH_ERR} (MEMORY-MODEL.md R17).
+ * {@link #WR_FLUSH_ERR} (docs/memory-model.md R17).
  */
 public enum WcStatus {
     /** The operation completed successfully. */

@@ -23,7 +23,7 @@ import java.util.Objects;
  *
  * <p>Posting copies the request into the send queue, so a request may be changed and posted again as soon as
  * {@code post} returns: the hot path allocates nothing. The local buffer named by an ordinary (not
- * {@link #INLINE}) WRITE or SEND, however, is read by the NIC at some later time (MEMORY-MODEL.md R3), and the local
+ * {@link #INLINE}) WRITE or SEND, however, is read by the NIC at some later time (docs/memory-model.md R3), and the local
  * buffer of a READ or atomic is written at some time before completion (R4): only the completion makes them safe to
  * reuse or read.
  *

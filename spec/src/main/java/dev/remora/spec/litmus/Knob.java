@@ -7,7 +7,7 @@ import java.util.List;
  * and the configuration field of the same name in the deterministic fabric.
  *
  * <p>Each knob has a finite set of values and a default. The default is the catalogue's weak
- * model (MEMORY-MODEL.md §4.2); where the papers leave a verdict open (the tests marked {@code *})
+ * model (docs/memory-model.md §7); where the papers leave a verdict open (the tests marked {@code *})
  * the default is the weaker reading, because verifying algorithms under the weaker model is the
  * safe choice.
  */

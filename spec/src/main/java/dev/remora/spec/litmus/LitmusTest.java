@@ -15,7 +15,7 @@ import java.util.TreeSet;
  * <p>Verdicts: the unconditional {@code expect} line gives the verdict under the default knobs;
  * {@code when} lines override it (the last matching line wins). With {@code SC_MODE=TRUE} the
  * verdict is {@link Verdict#FORBIDDEN} unless a matching {@code when} line names
- * {@code SC_MODE} itself (MEMORY-MODEL.md §4.2: under SC every "allowed" outcome is forbidden).
+ * {@code SC_MODE} itself (docs/memory-model.md §7: under SC every "allowed" outcome is forbidden).
  *
  * @param id           test id, for example {@code L01}
  * @param description  free text from {@code doc} lines, possibly empty

@@ -12,7 +12,7 @@ import org.openjdk.jcstress.infra.results.JJJ_Result;
 
 /**
  * Litmus L14 (RFAA vs RFAA): two clients on different nodes, each through its own endpoint and queue pair,
- * FETCH_ADD 1 to the same home word. Remote atomics to one node are mutually exclusive (rao, MEMORY-MODEL.md R14),
+ * FETCH_ADD 1 to the same home word. Remote atomics to one node are mutually exclusive (rao, docs/memory-model.md R14),
  * so neither increment is lost and the two returned old values differ.
  *
  * <p>Result: {@code r1} = client 1's old value, {@code r2} = client 2's old value, {@code r3} = the word at the end.

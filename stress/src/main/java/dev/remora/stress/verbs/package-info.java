@@ -1,5 +1,5 @@
 /**
- * jcstress tests of the software fabric's memory model (MEMORY-MODEL.md), one class per litmus shape, every outcome
+ * jcstress tests of the software fabric's memory model (docs/memory-model.md), one class per litmus shape, every outcome
  * with its reason:
  * <ul>
  *   <li>{@link dev.remora.stress.verbs.FaaVsFaaTest}: L14, two remote FETCH_ADDs never lose an update;</li>

@@ -33,16 +33,20 @@ import java.util.SplittableRandom;
  * fabric's virtual clock ({@link dev.remora.verbs.CompletionQueue#nanoTime()}).
  *
  * <h2>Model</h2>
- * Memory is 8-byte words. A thread's stores go through its TSO store buffer; posting a request puts its doorbell in
- * the store buffer (R2); each request then proceeds by the NIC sub-actions of MEMORY-MODEL.md §1 under R6–R19 as set
- * by {@link DetKnobs}. A request with a bad key, range, permission or alignment fails at its first NIC step with the
- * status hardware reports and changes nothing; the queue pair then flushes (R17). Faults ({@link FaultPlan}) crash
- * nodes, cut links, fail queue pairs and delay NICs at chosen steps.
+ * The machine of {@link dev.remora.verbs.det.machine.DetMachine}, which mirrors {@code spec/rdma/Verbs.tla}: memory
+ * is 8-byte words; a thread's stores go through its TSO store buffer and posting a request puts its doorbell there
+ * (R2); each request then proceeds by the NIC sub-actions of docs/memory-model.md §1, one step per word of a
+ * multi-word transfer, under R6–R19 as set by {@link DetKnobs}. A request with a bad key, range, permission or
+ * alignment is refused when the NIC takes it (keys are checked then, so deregistering a region refuses the requests
+ * the NIC has not taken yet): it completes with the status hardware reports, changes nothing, and every later request
+ * of its queue pair flushes with no effect (R17). Faults ({@link FaultPlan}) crash nodes, cut links, fail queue pairs
+ * and delay NICs at chosen steps; a request in flight when its queue pair breaks is indeterminate: it completes
+ * RETRY_EXC_ERR or WR_FLUSH_ERR, and its effects at the target may still happen, even after that completion (R20).
  *
  * <h2>Limits</h2>
  * READ and WRITE move whole, 8-byte-aligned words, at most 64 per request; SEND/RECV is not modelled (posting one
- * throws {@link UnsupportedOperationException}); sub-word CPU stores ({@code putInt}, {@code putBytes}) are a load
- * and a store of the containing word.
+ * throws {@link UnsupportedOperationException}); a sub-word CPU store ({@code putInt}, {@code putBytes}) stores just
+ * its bytes of the containing word, atomically at its width as on x86.
  */
 public final class DetFabric implements Fabric {
     private final DetContext context;

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * The memory-model knobs of the deterministic fabric: the same names and values as the TLA+ {@code CONSTANTS} of
- * {@code spec/rdma/Verbs.tla}. {@link #WEAK} (the defaults) is the weak model of MEMORY-MODEL.md §4.2 with the
+ * {@code spec/rdma/Verbs.tla}. {@link #WEAK} (the defaults) is the weak model of docs/memory-model.md §7 with the
  * weaker reading of every unconfirmed rule; algorithms are verified under it.
  *
  * @param atomicCap R15: {@code HCA} (remote atomics atomic only among themselves) or {@code GLOB}

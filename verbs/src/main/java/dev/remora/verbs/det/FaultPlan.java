@@ -27,7 +27,8 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /**
-     * The node crashes: requests to it fail with RETRY_EXC_ERR, its threads stop at their next step.
+     * The node crashes: its threads stop at their next step, its store buffers are lost; requests to or from it
+     * complete RETRY_EXC_ERR (then WR_FLUSH_ERR), and those in flight may still land at live targets (R20).
      *
      * @param atStep when
      * @param node the node id
@@ -37,7 +38,8 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /**
-     * The link between two nodes is cut: requests between them fail with RETRY_EXC_ERR.
+     * The link between two nodes is cut: requests between them complete RETRY_EXC_ERR (then WR_FLUSH_ERR); those in
+     * flight may still land, even after their completion, or be lost (R20).
      *
      * @param atStep when
      * @param a a node id
@@ -47,7 +49,8 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /**
-     * A queue pair goes to ERROR: its requests that have not started flush.
+     * A queue pair goes to ERROR: its unfinished requests complete WR_FLUSH_ERR; those in flight may still land at the
+     * target (R20).
      *
      * @param atStep when
      * @param qpNumber the queue pair's number
