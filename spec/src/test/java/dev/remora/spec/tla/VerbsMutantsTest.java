@@ -230,7 +230,7 @@ class VerbsMutantsTest {
             "R11, R20: a put that completed SUCCESS is lost when its link is cut afterwards",
             "/\\ wr[k].cpl => Failed(k)",
             "/\\ TRUE",
-            killer("E13")),
+            killer("E17")),
         verbs("doorbell-bypasses-store-buffer",
             "R2: a posted request reaches the NIC at once, ahead of the thread's buffered stores",
             "ELSE [@ EXCEPT !.st = \"db\"]]",
