@@ -7,6 +7,8 @@ import dev.remora.spec.litmus.Verdict;
 import dev.remora.spec.tla.ModelManifest;
 import dev.remora.spec.tla.TlaGenerator;
 import dev.remora.verbs.det.machine.DetExplorer;
+import dev.remora.verbs.det.machine.DetMachine;
+import dev.remora.verbs.det.machine.Steps;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -14,7 +16,9 @@ import org.junit.jupiter.api.TestFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +97,41 @@ class LitmusFabricConformanceTest {
                 assertTrue(hashes.size() > 1, test.id() + ": " + executions + " executions, 20 seeds gave one trace");
             }
         }
+    }
+
+    /**
+     * In every reachable state of every litmus program (default knobs), the machine is quiescent exactly when nothing
+     * but faults that have not happened can still step: quiescence is decided at states that are not final too (the
+     * search only asks at final ones), and no state short of quiescence lacks a step.
+     */
+    @Test
+    void shouldBeQuiescentExactlyWhenOnlyFaultsCanStillStep() throws IOException {
+        long visited = 0;
+        for (LitmusTest test : tests()) {
+            DetMachine init = new DetMachine(LitmusPrograms.toProgram(test),
+                LitmusPrograms.knobs(KnobSettings.defaults()));
+            Set<Long> seen = new HashSet<>();
+            Deque<DetMachine> todo = new ArrayDeque<>(List.of(init));
+            long[] steps = new long[4096];
+            while (!todo.isEmpty()) {
+                DetMachine m = todo.pop();
+                if (!seen.add(m.fingerprint())) {
+                    continue;
+                }
+                int n = m.enabled(steps);
+                boolean onlyFaults = true;
+                for (int i = 0; i < n; i++) {
+                    onlyFaults &= Steps.kind(steps[i]) == Steps.FAULT;
+                    DetMachine next = m.copy();
+                    next.apply(steps[i]);
+                    todo.push(next);
+                }
+                assertEquals(onlyFaults, m.quiescent(), () -> test.id() + ": quiescent() at a state with steps "
+                    + java.util.Arrays.stream(steps, 0, n).mapToObj(m::describe).toList());
+            }
+            visited += seen.size();
+        }
+        assertTrue(visited > 1000, "states visited: " + visited);
     }
 
     @Test
