@@ -49,8 +49,8 @@
 (*                                                                         *)
 (* How to break it: drop the "RELAXED_ORDERING \/ Placed(j)" conjunct of   *)
 (* PutWriteOrdered and litmus L04 (MP on one QP) fails as TLC finds the    *)
-(* flag placed before the data. spec/src/test/.../VerbsMutantsTest applies *)
-(* a dozen such mutants and checks that the catalogue catches each one.    *)
+(* flag placed before the data. VerbsMutantsTest (spec/mutants.md lists   *)
+(* them) applies 30 such mutants and checks the catalogue catches each.    *)
 (***************************************************************************)
 EXTENDS Integers, Sequences, FiniteSets
 

@@ -93,7 +93,7 @@ public final class DetExplorer {
     public static Exhaustive exhaustive(DetProgram program, DetKnobs knobs, long maxStates) {
         Search s = new Search(maxStates);
         DetMachine init = new DetMachine(program, knobs);
-        Map<Outcome, Long> result = s.explore(init, new long[init.maxDepth()][], 0);
+        Map<Outcome, Long> result = s.explore(init, init.maxDepth(), 0);
         return new Exhaustive(Collections.unmodifiableMap(result), s.memo.size(), s.stuck, !s.truncated);
     }
 
@@ -107,7 +107,7 @@ public final class DetExplorer {
             this.maxStates = maxStates;
         }
 
-        Map<Outcome, Long> explore(DetMachine m, long[][] buffers, int depth) {
+        Map<Outcome, Long> explore(DetMachine m, int maxDepth, int depth) {
             long fp = m.fingerprint();
             Map<Outcome, Long> known = memo.get(fp);
             if (known != null) {
@@ -118,13 +118,10 @@ public final class DetExplorer {
                 return Map.of();
             }
             memo.put(fp, Map.of());
-            if (depth >= buffers.length) {
-                throw new IllegalStateException("execution deeper than " + buffers.length + " steps");
+            if (depth >= maxDepth) {
+                throw new IllegalStateException("execution deeper than " + maxDepth + " steps");
             }
-            if (buffers[depth] == null || buffers[depth].length < m.maxSteps()) {
-                buffers[depth] = new long[m.maxSteps()];
-            }
-            long[] steps = buffers[depth];
+            long[] steps = new long[m.maxSteps()]; // this state's bound: states at one depth differ in it
             int n = m.enabled(steps);
             Map<Outcome, Long> counts = new HashMap<>();
             if (n == 0) {
@@ -137,7 +134,7 @@ public final class DetExplorer {
             for (int i = 0; i < n; i++) {
                 DetMachine next = m.copy();
                 next.apply(steps[i]);
-                for (Map.Entry<Outcome, Long> e : explore(next, buffers, depth + 1).entrySet()) {
+                for (Map.Entry<Outcome, Long> e : explore(next, maxDepth, depth + 1).entrySet()) {
                     counts.merge(e.getKey(), e.getValue(), Long::sum);
                 }
             }

@@ -3,7 +3,6 @@ package dev.remora.verbs.det.machine;
 import dev.remora.verbs.det.machine.DetProgram.Op;
 
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * The threads of a machine: the program's scripted threads and the fabric's external ones (whose next operation is
@@ -84,10 +83,6 @@ final class ThreadTable {
             result[t] = r;
         }
         pc[t]++;
-    }
-
-    List<Op> ops(int t) {
-        return program.threadOps().get(t);
     }
 
     long hash(long h) {
