@@ -74,9 +74,9 @@
  *       land at their targets. So treat {@code RETRY_EXC_ERR}, and a {@code WR_FLUSH_ERR} not preceded on its
  *       queue pair by a refusal, as an unknown outcome ({@code info} in a history), never as a failure, and never
  *       assume that a failed WRITE did not land (litmus E01–E17; {@link
- *       dev.remora.verbs.RemoteAccessException#isIndeterminate()} answers conservatively for a blocking helper). Misuse of the Java API (null, negative
- *       lengths, an atomic whose local result address is not 8-byte aligned, posting on a closed fabric or an
- *       unconnected queue pair) throws at once and posts nothing.</li>
+ *       dev.remora.verbs.RemoteAccessException#isIndeterminate()} answers conservatively for a blocking helper).
+ *       Misuse of the Java API (null, negative lengths, an atomic whose local result address is not 8-byte aligned,
+ *       posting on a closed fabric or an unconnected queue pair) throws at once and posts nothing.</li>
  *   <li><b>Byte order.</b> Words are in the host's native byte order on every provider (like {@code mlx5} with
  *       host-endian atomics).</li>
  * </ol>
