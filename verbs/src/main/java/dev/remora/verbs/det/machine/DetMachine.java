@@ -300,7 +300,8 @@ public final class DetMachine {
         }
         // The requests at the NIC whose queue pair this fault breaks become in flight.
         List<Integer> candidates = new ArrayList<>();
-        for (int k = wr.firstLive; k < wr.size(); k++) {
+        for (int i = 0; i < wr.liveSize(); i++) {
+            int k = wr.live(i);
             if (wr.s(k).st == WrTable.NIC && !broken(k) && !effectsSettled(k)) {
                 candidates.add(k);
             }
@@ -461,8 +462,10 @@ public final class DetMachine {
         if (!wr(k).fence()) {
             return true;
         }
-        for (int j = wr.firstLive; j < k; j++) {
-            if (earlier(j, k) && wr(j).kind() != Kind.PUT && !wr.s(j).cpl) {
+        WrTable.Qp q = wr.qpOf(k);
+        for (int x = q.head; x < q.size && q.pending[x] < k; x++) {
+            int j = q.pending[x];
+            if (wr(j).kind() != Kind.PUT && !wr.s(j).cpl) {
                 return false;
             }
         }
@@ -471,8 +474,10 @@ public final class DetMachine {
 
     /** {@code PutReadOrdered(k)}: a put's source reads follow earlier puts' source reads only (R8). */
     private boolean putReadOrdered(int k) {
-        for (int j = wr.firstLive; j < k; j++) {
-            if (earlier(j, k) && wr(j).kind() == Kind.PUT && !readAll(j)) {
+        WrTable.Qp q = wr.qpOf(k);
+        for (int x = q.head; x < q.size && q.pending[x] < k; x++) {
+            int j = q.pending[x];
+            if (wr(j).kind() == Kind.PUT && !readAll(j)) {
                 return false;
             }
         }
@@ -481,10 +486,9 @@ public final class DetMachine {
 
     /** {@code PutWriteOrdered(k)}: R6 (unless relaxed), R9 and R19, R8 (unless reads may be passed). */
     private boolean putWriteOrdered(int k) {
-        for (int j = wr.firstLive; j < k; j++) {
-            if (!earlier(j, k)) {
-                continue;
-            }
+        WrTable.Qp q = wr.qpOf(k);
+        for (int x = q.head; x < q.size && q.pending[x] < k; x++) {
+            int j = q.pending[x];
             boolean ok = switch (wr(j).kind()) {
                 case PUT -> knobs.relaxedOrdering() || placedAll(j);
                 case GET -> knobs.readPassableByWrite() || readAll(j);
@@ -499,10 +503,9 @@ public final class DetMachine {
 
     /** {@code ReadOrdered(k)}: R7 (the read flush) and R9; earlier gets do not order a read. */
     private boolean readOrdered(int k) {
-        for (int j = wr.firstLive; j < k; j++) {
-            if (!earlier(j, k)) {
-                continue;
-            }
+        WrTable.Qp q = wr.qpOf(k);
+        for (int x = q.head; x < q.size && q.pending[x] < k; x++) {
+            int j = q.pending[x];
             boolean ok = switch (wr(j).kind()) {
                 case PUT -> placedAll(j);
                 case GET -> true;
@@ -517,7 +520,8 @@ public final class DetMachine {
 
     /** {@code NoAtomicWindowAt(n)}, rao: remote atomics at one node are mutually exclusive (R14). */
     private boolean noAtomicWindowAt(int node) {
-        for (int j = wr.firstLive; j < wr.size(); j++) {
+        for (int i = 0; i < wr.liveSize(); i++) {
+            int j = wr.live(i);
             if (wr(j).node() == node && inAtomicWindow(j)) {
                 return false;
             }
@@ -525,9 +529,11 @@ public final class DetMachine {
         return true;
     }
 
+    /** {@code EarlierCompleted(k)}. */
     private boolean earlierCompleted(int k) {
-        for (int j = wr.firstLive; j < k; j++) {
-            if (earlier(j, k) && !wr.s(j).cpl) {
+        WrTable.Qp q = wr.qpOf(k);
+        for (int x = q.head; x < q.size && q.pending[x] < k; x++) {
+            if (!wr.s(q.pending[x]).cpl) {
                 return false;
             }
         }
@@ -598,6 +604,18 @@ public final class DetMachine {
             return false; // a put acked with success is at the target's NIC: it still lands
         }
         return wr(k).kind() == Kind.PUT ? (s.rd & ~s.placed) != 0 : wr(k).isAtomic() && s.rd == 0;
+    }
+
+    /**
+     * No step of k can ever be enabled again: its doorbell died with its sender, or it completed (or its sender
+     * crashed) and its effects are settled. Faults only add to what is broken, so this never becomes false again.
+     */
+    private boolean dead(int k) {
+        WrTable.State s = wr.s(k);
+        if (s.st == WrTable.DOORBELL) {
+            return down(sender(k));
+        }
+        return s.st == WrTable.NIC && (s.cpl || down(sender(k))) && effectsSettled(k);
     }
 
     /** Finished for good: completed, and every effect done or refused; it satisfies every later ordering condition. */
@@ -812,10 +830,9 @@ public final class DetMachine {
                 out[n++] = Steps.of(Steps.DRAIN, t, 0);
             }
         }
-        while (wr.firstLive < wr.size() && finished(wr.firstLive)) {
-            wr.firstLive++;
-        }
-        for (int k = wr.firstLive; k < wr.size(); k++) {
+        wr.prune(this::dead, this::finished);
+        for (int i = 0; i < wr.liveSize(); i++) {
+            int k = wr.live(i);
             if (wr.s(k).st == WrTable.NIC) {
                 n = nicSteps(k, out, n);
             }
@@ -899,8 +916,8 @@ public final class DetMachine {
     /** @return an upper bound on the number of steps enabled at once, for sizing {@link #enabled(long[])}'s array */
     public int maxSteps() {
         int n = 2 * threads.count + program.faults().size() + 8;
-        for (int k = wr.firstLive; k < wr.size(); k++) {
-            n += 2 * wr(k).words() + 4;
+        for (int i = 0; i < wr.liveSize(); i++) {
+            n += 2 * wr(wr.live(i)).words() + 4;
         }
         return n;
     }

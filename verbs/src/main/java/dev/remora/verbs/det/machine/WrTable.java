@@ -4,13 +4,15 @@ import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.det.machine.DetProgram.Wr;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 /**
  * Every work request of a machine: its static description ({@code Wr[k]}) and its dynamic state ({@code wr[k]}), plus
- * what each queue pair remembers of its requests' failures, so that the ordering checks need not look behind the
- * first request still in progress ({@link #firstLive}).
+ * derived bookkeeping that keeps long runs linear: what each queue pair remembers of its requests ({@link Qp}), and
+ * the list of requests that may still take a step. Derived state is copied but not hashed.
  */
 final class WrTable {
     static final byte IDLE = 0;
@@ -92,17 +94,55 @@ final class WrTable {
         }
     }
 
+    /**
+     * What one queue pair remembers of its requests: the first failure and the first refusal (they affect every later
+     * request), and its requests not yet finished for good, in posting order: the only ones its ordering conditions
+     * need to look at (a finished request satisfies every ordering condition of a later one).
+     */
+    static final class Qp {
+        int firstFailed = Integer.MAX_VALUE;
+        int firstRefused = Integer.MAX_VALUE;
+        int[] pending = new int[4];
+        /** Entries before this one are finished (pruned from the front). */
+        int head;
+        int size;
+
+        Qp copy() {
+            Qp c = new Qp();
+            c.firstFailed = firstFailed;
+            c.firstRefused = firstRefused;
+            c.pending = pending.clone();
+            c.head = head;
+            c.size = size;
+            return c;
+        }
+
+        void append(int k) {
+            if (size == pending.length) {
+                if (head > 0) {
+                    System.arraycopy(pending, head, pending, 0, size - head);
+                    size -= head;
+                    head = 0;
+                } else {
+                    pending = Arrays.copyOf(pending, pending.length * 2);
+                }
+            }
+            pending[size++] = k;
+        }
+    }
+
     private final ArrayList<Wr> desc;
     private final ArrayList<State> state;
-    /** Per queue pair: {index of the first request with a status, index of the first refused request}. */
-    private final Map<Integer, int[]> queuePairs;
-    /** Every request below this index is finished for good: it satisfies every ordering condition of later ones. */
-    int firstLive;
+    private final Map<Integer, Qp> queuePairs;
+    /** The requests that may still take a step, in posting order (compacted by {@link #prune}). */
+    private int[] live;
+    private int liveSize;
 
     WrTable() {
         desc = new ArrayList<>();
         state = new ArrayList<>();
         queuePairs = new HashMap<>();
+        live = new int[16];
     }
 
     private WrTable(WrTable o) {
@@ -112,8 +152,9 @@ final class WrTable {
             state.add(s.copy());
         }
         queuePairs = new HashMap<>();
-        o.queuePairs.forEach((qp, v) -> queuePairs.put(qp, v.clone()));
-        firstLive = o.firstLive;
+        o.queuePairs.forEach((qp, v) -> queuePairs.put(qp, v.copy()));
+        live = o.live.clone();
+        liveSize = o.liveSize;
     }
 
     WrTable copy() {
@@ -124,6 +165,11 @@ final class WrTable {
         desc.add(w);
         state.add(new State(w.words(), w.refusal()));
         int k = desc.size() - 1;
+        qpOf(k).append(k);
+        if (liveSize == live.length) {
+            live = Arrays.copyOf(live, live.length * 2);
+        }
+        live[liveSize++] = k;
         if (w.refusal() != null) {
             noteRefusal(k);
         }
@@ -142,38 +188,74 @@ final class WrTable {
         return state.get(k);
     }
 
-    private int[] qp(int k) {
-        return queuePairs.computeIfAbsent(desc.get(k).qp(), q -> new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE});
+    /** The bookkeeping of request k's queue pair. */
+    Qp qpOf(int k) {
+        return queuePairs.computeIfAbsent(desc.get(k).qp(), q -> new Qp());
+    }
+
+    /** @return the number of requests that may still take a step */
+    int liveSize() {
+        return liveSize;
+    }
+
+    /**
+     * @param i a position in the live list
+     * @return the request there
+     */
+    int live(int i) {
+        return live[i];
+    }
+
+    /**
+     * Drops dead requests from the live list and finished ones from the front of their queue pairs' lists.
+     *
+     * @param dead no step of the request can ever be enabled again
+     * @param finished the request satisfies every ordering condition of later requests of its queue pair
+     */
+    void prune(IntPredicate dead, IntPredicate finished) {
+        int kept = 0;
+        for (int i = 0; i < liveSize; i++) {
+            int k = live[i];
+            Qp q = qpOf(k);
+            while (q.head < q.size && finished.test(q.pending[q.head])) {
+                q.head++;
+            }
+            if (!dead.test(k)) {
+                live[kept++] = k;
+            }
+        }
+        liveSize = kept;
     }
 
     /** Records that request k now has a status. */
     void noteStatus(int k) {
-        int[] q = qp(k);
-        q[0] = Math.min(q[0], k);
+        Qp q = qpOf(k);
+        q.firstFailed = Math.min(q.firstFailed, k);
     }
 
     /** Records that request k is refused. */
     void noteRefusal(int k) {
-        int[] q = qp(k);
-        q[1] = Math.min(q[1], k);
+        Qp q = qpOf(k);
+        q.firstRefused = Math.min(q.firstRefused, k);
     }
 
     /** {@code EarlierFailed(k)}. */
     boolean earlierFailed(int k) {
-        int[] q = queuePairs.get(desc.get(k).qp());
-        return q != null && q[0] < k;
+        return qpOf(k).firstFailed < k;
     }
 
     /** {@code UnrefusedBefore(k)}. */
     boolean unrefusedBefore(int k) {
-        int[] q = queuePairs.get(desc.get(k).qp());
-        return q == null || q[1] >= k;
+        return qpOf(k).firstRefused >= k;
     }
 
-    /** Whether some request of the queue pair has failed. */
+    /**
+     * @param qp a queue pair's number
+     * @return whether some request of the queue pair has failed
+     */
     boolean anyFailed(int qp) {
-        int[] q = queuePairs.get(qp);
-        return q != null && q[0] != Integer.MAX_VALUE;
+        Qp q = queuePairs.get(qp);
+        return q != null && q.firstFailed != Integer.MAX_VALUE;
     }
 
     long hash(long h) {
