@@ -221,7 +221,7 @@ public final class LitmusCommand implements Callable<Integer> {
         }
         if (tlc) {
             if (disagreeing.isEmpty()) {
-                deleteTree(tlcDir); // the generated models and TLC's output are only worth keeping as evidence
+                TlcRunner.deleteTree(tlcDir); // the generated models and TLC's output are only worth keeping as evidence
             } else {
                 out.println("TLC models and output (witnesses) kept in " + tlcDir);
             }
@@ -233,14 +233,6 @@ public final class LitmusCommand implements Callable<Integer> {
             return EXIT_MALFORMED;
         }
         return !disagreeing.isEmpty() ? EXIT_DISAGREE : !unknown.isEmpty() ? EXIT_UNKNOWN : EXIT_AGREE;
-    }
-
-    private static void deleteTree(Path dir) throws java.io.IOException {
-        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /**

@@ -143,6 +143,23 @@ public final class TlcRunner {
         return new Result(outcome, distinct(text), elapsed, out, summary);
     }
 
+    /**
+     * Deletes a directory tree (TLC's fingerprint and temporary directories, a work directory of generated models).
+     *
+     * @param dir the directory; nothing happens if it does not exist
+     * @throws IOException if something cannot be deleted
+     */
+    public static void deleteTree(final Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (final Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
     private static long distinct(final String text) {
         long last = -1;
         final Matcher m = STATES.matcher(text);

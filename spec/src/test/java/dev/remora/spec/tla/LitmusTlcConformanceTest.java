@@ -105,8 +105,8 @@ class LitmusTlcConformanceTest {
                               final Future<TlcRunner.Result> future, final Map<String, ManifestEntry> manifest)
         throws InterruptedException, ExecutionException, IOException {
         final TlcRunner.Result result = future.get();
-        deleteRecursively(OUT.resolve("states").resolve(module));
-        deleteRecursively(OUT.resolve("tmp").resolve(module));
+        TlcRunner.deleteTree(OUT.resolve("states").resolve(module));
+        TlcRunner.deleteTree(OUT.resolve("tmp").resolve(module));
         final Verdict expected = test.expected(setting);
         final TlcRunner.Outcome wanted = expected == Verdict.ALLOWED
             ? TlcRunner.Outcome.VIOLATED : TlcRunner.Outcome.HOLDS;
@@ -169,17 +169,6 @@ class LitmusTlcConformanceTest {
 
         static java.nio.file.PathMatcher matcher(final String glob) {
             return glob.isEmpty() ? p -> true : java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + glob);
-        }
-    }
-
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (final Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 

@@ -119,8 +119,8 @@ class LockSpecsTlcTest {
                               final Future<TlcRunner.Result> future, final Map<String, Entry> manifest)
         throws InterruptedException, ExecutionException, IOException {
         final TlcRunner.Result result = future.get();
-        deleteRecursively(dir.resolve("states"));
-        deleteRecursively(dir.resolve("tmp"));
+        TlcRunner.deleteTree(dir.resolve("states"));
+        TlcRunner.deleteTree(dir.resolve("tmp"));
         final String text = Files.readString(result.output(), StandardCharsets.UTF_8);
         final String actual = verdict(text);
         final String expected = EXPECTED_VIOLATIONS.containsKey(module)
@@ -193,17 +193,6 @@ class LockSpecsTlcTest {
             final Map<String, Entry> merged = new TreeMap<>(readManifest(MANIFEST));
             merged.putAll(RESULTS);
             writeManifest(MANIFEST, merged);
-        }
-    }
-
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (final Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 

@@ -332,7 +332,7 @@ class VerbsMutantsTest {
     private static Result run(final Mutant m, final Map<String, LitmusTest> tests, final TlcRunner runner)
         throws IOException, InterruptedException {
         final Path dir = OUT.resolve(m.name());
-        deleteRecursively(dir);
+        TlcRunner.deleteTree(dir);
         final TlaGenerator generator = new TlaGenerator();
         final List<String> modules = new ArrayList<>();
         // Generate first: TlaGenerator.write refreshes the copied model modules.
@@ -380,8 +380,8 @@ class VerbsMutantsTest {
                 }
                 default -> throw new IllegalStateException(r.outcome().toString());
             }
-            deleteRecursively(dir.resolve("states").resolve(modules.get(i)));
-            deleteRecursively(dir.resolve("tmp").resolve(modules.get(i)));
+            TlcRunner.deleteTree(dir.resolve("states").resolve(modules.get(i)));
+            TlcRunner.deleteTree(dir.resolve("tmp").resolve(modules.get(i)));
         }
         return new Result(m, killed, details, null);
     }
@@ -440,14 +440,4 @@ class VerbsMutantsTest {
         return n;
     }
 
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (final Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 }
