@@ -172,7 +172,6 @@ InOrder(i, done) == DATA_IN_ORDER => \A h \in 1..(i - 1) : h \in done
 (***************************************************************************)
 Sender(k) == NodeOf[Wr[k].t]
 Down(n) == \E f \in faulted : f.kind = "crash" /\ f.a = n
-LinkCutIn(F, m, n) == \E f \in F : f.kind = "cut" /\ {f.a, f.b} = {m, n}
 (* Whether WR k's QP is broken under the faults F: an end crashed, the link *)
 (* was cut, or the QP was forced into ERROR.                                *)
 BrokenIn(k, F) ==
