@@ -801,4 +801,57 @@ class DetMachineTest {
         assertEquals(WcStatus.RETRY_EXC_ERR, f.breakStatus(0, 2));
         assertEquals(WcStatus.WR_FLUSH_ERR, f.breakStatus(1, 2));
     }
+
+    /**
+     * Thirty puts of 1, 2, ... 30 to one word on one queue pair, in one doorbell, and the reads that flush them:
+     * whatever the schedule, the word ends at 30 (R6) and the read after them sees 30 (R7). Many requests of one queue
+     * pair are in flight at once here, so its bookkeeping grows.
+     */
+    @Test
+    void shouldPlaceManyPutsOfOneQueuePairInPostingOrder() {
+        DetProgram.Builder b = new DetProgram.Builder();
+        int x = b.word("x", 0, 0);
+        int r = b.word("r", 1, 0);
+        int[] src = new int[30];
+        for (int i = 0; i < src.length; i++) {
+            src[i] = b.word("v" + i, 1, i + 1);
+        }
+        int t = b.thread(1);
+        DetProgram p0 = b.build();
+        List<Wr> wrs = new ArrayList<>();
+        for (int i = 0; i < src.length; i++) {
+            wrs.add(put(t, 0, new int[] {x}, new int[] {src[i]}));
+        }
+        wrs.add(get(t, 0, new int[] {r}, new int[] {x}));
+        int[] all = range(0, wrs.size());
+        DetProgram p = new DetProgram(p0.nodes(), p0.wordNames(), p0.wordNodes(), p0.initial(), p0.registerNames(),
+            p0.threadNodes(), List.of(List.of(new DetProgram.PostAll(all))), wrs, List.of());
+        for (long seed = 1; seed <= 50; seed++) {
+            DetExplorer.Run run = DetExplorer.run(p, DetKnobs.WEAK, seed);
+            assertTrue(run.outcome() != null, "seed " + seed + " got stuck");
+            assertEquals(30, run.outcome().values()[x], "seed " + seed + ": puts of one queue pair landed out of order");
+            assertEquals(30, run.outcome().values()[r], "seed " + seed + ": the read passed an earlier put");
+        }
+    }
+
+    /** A request another queue pair has overtaken is still untaken: the responder checks each queue pair in order. */
+    @Test
+    void shouldRefuseARequestWhenOnlyAnotherQueuePairsLaterRequestStarted() {
+        DetProgram.Builder b = new DetProgram.Builder();
+        int x = b.word("x", 0, 0);
+        int y = b.word("y", 2, 0);
+        int s = b.word("s", 1, 1);
+        DetMachine m = new DetMachine(b.build(), DetKnobs.WEAK);
+        int ext = m.addExternalThread(1);
+        int toX = m.addWr(new Wr(Kind.PUT, ext, 0, new int[] {x}, new int[] {s}, 0, 0, -1, false, false, NO_TAG, 1,
+            null));
+        int toY = m.addWr(new Wr(Kind.PUT, ext, 2, new int[] {y}, new int[] {s}, 0, 0, -1, false, false, NO_TAG, 2,
+            null));
+        m.setPending(ext, new DetProgram.PostAll(new int[] {toX, toY}));
+        step(m, Steps.THREAD, ext, 0);
+        step(m, Steps.DRAIN, ext, 0);
+        step(m, Steps.DRAIN, ext, 0);
+        step(m, Steps.PUT_SOURCE_READ, toY, 0);
+        assertTrue(m.refuseIfUntaken(toX, WcStatus.REM_ACCESS_ERR), "a later request of another queue pair started");
+    }
 }
