@@ -854,4 +854,73 @@ class DetMachineTest {
         step(m, Steps.PUT_SOURCE_READ, toY, 0);
         assertTrue(m.refuseIfUntaken(toX, WcStatus.REM_ACCESS_ERR), "a later request of another queue pair started");
     }
+
+    /**
+     * Puts of 1 to 12 to one word on one queue pair, added while the machine runs (as the fabric adds them) in three
+     * doorbells of four, with a random number of steps between the doorbells: the queue pair's list of unfinished
+     * requests fills, and requests finished at its front make room for later ones. Whatever the schedule the word ends
+     * at 12 (R6).
+     */
+    @Test
+    void shouldKeepPostingOrderWhenFinishedRequestsMakeRoomForLaterOnes() {
+        for (long seed = 1; seed <= 200; seed++) {
+            DetProgram.Builder b = new DetProgram.Builder();
+            int x = b.word("x", 0, 0);
+            int[] src = new int[12];
+            for (int i = 0; i < src.length; i++) {
+                src[i] = b.word("v" + i, 1, i + 1);
+            }
+            DetMachine m = new DetMachine(b.build(), DetKnobs.WEAK);
+            int ext = m.addExternalThread(1);
+            SplittableRandom random = new SplittableRandom(seed);
+            for (int d = 0; d < 3; d++) {
+                int[] batch = new int[4];
+                for (int i = 0; i < 4; i++) {
+                    batch[i] = m.addWr(new Wr(Kind.PUT, ext, 0, new int[] {x}, new int[] {src[4 * d + i]}, 0, 0, -1,
+                        false, false, NO_TAG, 1, null));
+                }
+                m.setPending(ext, new DetProgram.PostAll(batch));
+                step(m, Steps.THREAD, ext, 0);
+                int budget = d == 2 ? 10_000 : random.nextInt(24);
+                for (int i = 0; i < budget; i++) {
+                    long[] e = enabled(m);
+                    if (e.length == 0) {
+                        break;
+                    }
+                    m.apply(e[random.nextInt(e.length)]);
+                }
+            }
+            assertEquals(0, enabled(m).length, "seed " + seed + " did not finish");
+            assertEquals(12, m.memory(x), "seed " + seed + ": puts of one queue pair landed out of order");
+        }
+    }
+
+    /**
+     * A fetch-and-add whose atomic is done when its queue pair breaks never writes its result (the requester side of
+     * a broken queue pair does nothing), so once it has failed nothing is left to happen: the machine is quiescent.
+     */
+    @Test
+    void shouldBeQuiescentWhenABrokenQueuePairsAtomicIsDoneButNeverReturnsItsResult() {
+        DetProgram.Builder b = new DetProgram.Builder();
+        int x = b.word("x", 0, 5);
+        int res = b.word("res", 1, 0);
+        int t = b.thread(1);
+        DetProgram p0 = b.build();
+        List<Wr> wrs = List.of(new Wr(Kind.FAA, t, 0, new int[] {x}, new int[0], 0, 1, res, false, false, NO_TAG));
+        DetProgram p = new DetProgram(p0.nodes(), p0.wordNames(), p0.wordNodes(), p0.initial(), p0.registerNames(),
+            p0.threadNodes(), List.of(List.of(new DetProgram.PostAll(new int[] {0}))), wrs, List.of());
+        DetMachine m = new DetMachine(p, DetKnobs.WEAK);
+        step(m, Steps.THREAD, t, 0);
+        step(m, Steps.DRAIN, t, 0);
+        step(m, Steps.ATOMIC_READ, 0, 0);
+        step(m, Steps.ATOMIC_WRITE, 0, 0);
+        m.applyFault(new Fault(FaultKind.QP_ERROR, m.wrAt(0).qp(), 0));
+        assertFalse(isEnabled(m, Steps.of(Steps.ATOMIC_LOCAL_WRITE, 0, 0)), "a broken queue pair returns no result");
+        assertFalse(m.quiescent(), "the request has not completed yet");
+        step(m, Steps.FAIL, 0, 0);
+        step(m, Steps.COMPLETE, 0, 0);
+        assertEquals(6, m.memory(x), "the atomic took effect");
+        assertEquals(0, m.memory(res), "its result never came back");
+        assertTrue(m.quiescent(), () -> "nothing is left to happen: " + Arrays.stream(enabled(m)).mapToObj(m::describe).toList());
+    }
 }
