@@ -27,6 +27,13 @@ import java.util.concurrent.TimeUnit;
  */
 public interface RemoteLock {
 
+    /** A held lock for try-with-resources: {@code close()} releases it. */
+    interface Guard extends AutoCloseable {
+        /** Releases the lock (the ordered release). */
+        @Override
+        void close();
+    }
+
     /** Acquires the lock, waiting as long as it takes. */
     void lock();
 

@@ -380,8 +380,11 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    /** @return how long a helper may wait now: the operation timeout, cut at the deadline; 0 if it has passed */
-    private long waitBudget() {
+    /**
+     * @return how long a blocking helper may wait now: the operation timeout, cut at the {@link #deadline(long)}; 0 if
+     *     the deadline has passed. Use it to bound {@link UnsettledRequest#settle(long)} the same way.
+     */
+    public long waitBudgetNs() {
         long timeout = context.operationTimeoutNs();
         if (deadlineNs == Long.MAX_VALUE) {
             return timeout;
@@ -399,7 +402,7 @@ public final class Endpoint implements AutoCloseable {
      * @param address the remote address, for messages
      */
     private void execute(QueuePair qp, WorkRequest request, RemoteAddress address) {
-        long budget = waitBudget();
+        long budget = waitBudgetNs();
         if (budget == 0) {
             throw new VerbsTimeoutException(describe(request, address) + " not posted: the endpoint's deadline has passed");
         }

@@ -21,12 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A blocking helper whose wait ends before its completion (a 20 ms round trip, a 15 ms timeout) leaves its request
+ * A blocking helper whose wait ends before its completion (a 150 ms round trip, a 15 ms timeout) leaves its request
  * unsettled, not forgotten: the request takes effect, and its late completion, collected by
  * {@link UnsettledRequest#settle(long)}, says so and carries its result. The endpoint's deadline bounds every wait.
  */
 class EndpointSettleTest {
-    private static final long RTT_NS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Far above the timeout, so that a loaded machine cannot make the completion come in time. */
+    private static final long RTT_NS = TimeUnit.MILLISECONDS.toNanos(150);
     private static final long TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(15);
 
     private static SimFabric slowFabric() {
@@ -113,7 +114,7 @@ class EndpointSettleTest {
     @Test
     void shouldSettleARequestToACrashedPeerAsIndeterminate() {
         try (SimFabric fabric = SimFabric.open(new SimContext().roundTripLatencyNs(RTT_NS)
-            .retryTimeoutNs(TimeUnit.MILLISECONDS.toNanos(60)))) {
+            .retryTimeoutNs(TimeUnit.MILLISECONDS.toNanos(400)))) {
             Node home = fabric.addNode("home");
             Node client = fabric.addNode("client");
             MemoryRegion word = home.allocate(8, Access.ALL);
