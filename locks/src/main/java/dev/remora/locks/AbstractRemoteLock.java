@@ -77,13 +77,27 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
         enter("lock");
         try {
             checkNotHeld();
-            backoff.reset();
-            while (!acquired(attempt())) {
-                backoff.pause();
-            }
+            acquire();
+            held = true;
         } finally {
             exit();
         }
+    }
+
+    /**
+     * Acquires the lock, waiting as long as it takes: by default attempts with backoff until one acquires. A lock with
+     * a queue (tickets, MCS) overrides it to wait in line.
+     */
+    protected void acquire() {
+        backoff.reset();
+        while (!attempt().acquired()) {
+            backoff.pause();
+        }
+    }
+
+    /** @return the backoff between attempts, for subclasses that wait themselves */
+    protected final Backoff backoff() {
+        return backoff;
     }
 
     @Override

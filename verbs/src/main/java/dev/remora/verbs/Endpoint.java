@@ -424,6 +424,10 @@ public final class Endpoint implements AutoCloseable {
             return;
         }
         if (status == WaitStatus.TIMED_OUT) {
+            // Collect what has come for earlier unsettled requests, so that their tags and scratch are reused.
+            for (UnsettledRequest earlier : List.copyOf(unsettled)) {
+                settle(earlier, 0);
+            }
             // The request keeps its queue pair, tag and scratch: its completion can still be collected (settle).
             UnsettledRequest u = new UnsettledRequest(this, request.opcode(), address, qp, tag, scratch);
             unsettled.add(u);
