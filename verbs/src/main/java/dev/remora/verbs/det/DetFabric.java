@@ -32,6 +32,16 @@ import java.util.SplittableRandom;
  * each step; code between steps must not depend on real time or on other threads outside the fabric. Waits use the
  * fabric's virtual clock ({@link dev.remora.verbs.CompletionQueue#nanoTime()}).
  *
+ * <h2>Time</h2>
+ * Virtual time advances {@link DetContext#nanosPerStep()} per step, and jumps, when no step is enabled, to the earliest
+ * moment at which one becomes enabled (the jump is recorded in the trace hash). A thread waiting on a completion queue
+ * takes what is there as soon as a completion arrives; a timed wait may also return empty from its deadline on, as
+ * one of the steps the seeded scheduler chooses among, even while its request is in flight and other threads step; a
+ * non-blocking poll of an empty queue, which stands for a thread spinning on it, returns empty once
+ * {@link DetContext#emptyPollNs()} has passed. A request that a waiter gave up on goes on: it may take effect after
+ * the wait returned, and its completion is delivered to its completion queue like any other (unless its queue pair
+ * was closed meanwhile), where a later poll finds it. Requests take a few steps.
+ *
  * <h2>Model</h2>
  * The machine of {@link dev.remora.verbs.det.machine.DetMachine}, which mirrors {@code spec/rdma/Verbs.tla}: memory
  * is 8-byte words; a thread's stores go through its TSO store buffer and posting a request puts its doorbell there
@@ -374,10 +384,14 @@ public final class DetFabric implements Fabric {
             int n = machine.enabled(buffer);
             n = withoutDelayed(buffer, n, delayedUntil);
             if (n == 0) {
-                if (!timeOutAWaiter()) {
+                long next = earliestWakeUp();
+                if (next == Long.MAX_VALUE) {
                     finished = actors.stream().allMatch(a -> a.finished);
                     break;
                 }
+                // Nothing can happen before `next`: the clock jumps there (no choice, but part of the trace).
+                virtualNanos = next;
+                traceHash = DetMachine.mix(traceHash, ~next);
                 continue;
             }
             if (steps >= context.maxSteps()) {
@@ -506,31 +520,18 @@ public final class DetFabric implements Fabric {
     }
 
     /**
-     * Nothing can happen: a thread waiting on a completion queue times out (virtual time jumps to its deadline), so
-     * that waits with timeouts and non-blocking polls return instead of hanging.
+     * @return the earliest virtual time at which a waiting poll may return empty (a timed wait's deadline, an empty
+     *     non-blocking poll's {@link DetContext#emptyPollNs()}), Long.MAX_VALUE if none
      */
-    private boolean timeOutAWaiter() {
-        Actor best = null;
-        long bestDeadline = Long.MAX_VALUE;
+    private long earliestWakeUp() {
+        long best = Long.MAX_VALUE;
         for (Actor a : actors) {
-            if (a.finished || !machine.hasPending(a.thread)) {
-                continue;
-            }
-            DetProgram.Op op = machine.pendingOp(a.thread);
-            if (op instanceof DetCompletionQueue.PollOp p && p.deadline() < bestDeadline) {
-                best = a;
-                bestDeadline = p.deadline();
+            if (!a.finished && machine.hasPending(a.thread)
+                && machine.pendingOp(a.thread) instanceof DetCompletionQueue.PollOp p && p.wakeAt() > virtualNanos) {
+                best = Math.min(best, p.wakeAt());
             }
         }
-        if (best == null) {
-            return false;
-        }
-        virtualNanos = Math.max(virtualNanos, bestDeadline);
-        steps++;
-        traceHash = DetMachine.mix(traceHash, -1 - best.thread);
-        machine.completeExternally(best.thread, 0);
-        resume(best);
-        return true;
+        return best;
     }
 
     /**
