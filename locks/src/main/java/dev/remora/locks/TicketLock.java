@@ -81,7 +81,7 @@ public final class TicketLock extends AbstractRemoteLock {
         this.next = base.plus(NEXT_OFFSET);
         this.serving = base.plus(SERVING_OFFSET);
         this.tag = endpoint.newTag("ticket-lock");
-        this.scratch = endpoint.node().allocate(LENGTH, Access.LOCAL_WRITE);
+        this.scratch = endpoint.node().allocate(2 * LENGTH, Access.LOCAL_WRITE);
     }
 
     /**
@@ -107,6 +107,9 @@ public final class TicketLock extends AbstractRemoteLock {
 
     @Override
     protected void acquire() {
+        if (pendingCas != null && settleCas()) {
+            return; // a CAS of an earlier timed attempt took the lock
+        }
         while (true) {
             if (!inLine) {
                 takeTicket();
@@ -175,23 +178,14 @@ public final class TicketLock extends AbstractRemoteLock {
             }
             inLine = false;
         }
-        if (pendingCas != null) {
-            UnsettledRequest u = pendingCas;
-            if (!u.settle(endpoint.waitBudgetNs())) {
-                throw new VerbsTimeoutException("an earlier acquire CAS at " + next + " is still unsettled", u);
-            }
-            pendingCas = null;
-            if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED && u.value() == pendingCasTicket) {
-                ticket = pendingCasTicket;
-                return LockResult.ACQUIRED; // the late CAS took the lock
-            }
-            if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
-                indeterminate++;
-            }
+        if (pendingCas != null && settleCas()) {
+            return LockResult.ACQUIRED; // the late CAS took the lock
         }
-        endpoint.read(next, scratch, 0, LENGTH);
-        long n = scratch.getLong(0);
-        long s = scratch.getLong(8);
+        // Into the other half of the scratch: a READ that timed out may still land there, and must not overwrite a
+        // ticket drawn since (the ticket's FETCH_ADD and READ use the first half).
+        endpoint.read(next, scratch, LENGTH, LENGTH);
+        long n = scratch.getLong(LENGTH);
+        long s = scratch.getLong(LENGTH + 8);
         if (n != s) {
             return LockResult.CONTENDED;
         }
@@ -213,6 +207,27 @@ public final class TicketLock extends AbstractRemoteLock {
         }
         ticket = n;
         return LockResult.ACQUIRED;
+    }
+
+    /**
+     * Settles the acquire CAS of an earlier timed attempt.
+     *
+     * @return whether it took the lock
+     */
+    private boolean settleCas() {
+        UnsettledRequest u = pendingCas;
+        if (!u.settle(endpoint.waitBudgetNs())) {
+            throw new VerbsTimeoutException("an earlier acquire CAS at " + next + " is still unsettled", u);
+        }
+        pendingCas = null;
+        if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED && u.value() == pendingCasTicket) {
+            ticket = pendingCasTicket;
+            return true;
+        }
+        if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
+            indeterminate++;
+        }
+        return false;
     }
 
     @Override
