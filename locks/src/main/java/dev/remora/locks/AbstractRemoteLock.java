@@ -145,10 +145,34 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
                 }
             } finally {
                 endpoint.deadline(previous);
+                if (!held) {
+                    try {
+                        gaveUp();
+                    } catch (VerbsTimeoutException e) {
+                        // still unsettled: the handle's next call settles it
+                    }
+                }
             }
         } finally {
             exit();
         }
+    }
+
+    /**
+     * Whether the ordered release must make the critical section's WRITEs visible first: true, except for a side
+     * that never writes (a reader), whose {@link #unlock()} is then its {@link #unlockWeak()}.
+     *
+     * @return whether {@link #unlock()} flushes
+     */
+    protected boolean releasePublishes() {
+        return true;
+    }
+
+    /**
+     * Called when a timed acquire returns without the lock, after the endpoint's deadline is restored, for a lock that
+     * must withdraw what it announced (a waiting writer). Does nothing by default.
+     */
+    protected void gaveUp() {
     }
 
     private boolean acquired(LockResult r) {
@@ -167,7 +191,9 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
             // Ordered release: the critical section's WRITEs to other nodes are placed before the lock is freed (R7);
             // those to the home are ordered before the release on the same queue pair (R6, R7). A replaced queue pair
             // breaks both: the flush then throws PublicationLostException and the handle still holds the lock.
-            endpoint.flush(homeNodeId);
+            if (releasePublishes()) {
+                endpoint.flush(homeNodeId);
+            }
             release();
             held = false;
         } finally {

@@ -118,4 +118,14 @@ class LockTimeoutDeterministicTest {
     void shouldNeverOrphanATicketLockWhenADeadlineCutsLock() {
         check(LockKind.TICKET, true);
     }
+
+    @Test
+    void shouldNeverLeakAWaitingWriterWhenATimedWriteAcquireGivesUp() {
+        check(LockKind.READ_WRITE, false);
+    }
+
+    @Test
+    void shouldNeverLeakAWaitingWriterWhenADeadlineCutsWriteLock() {
+        check(LockKind.READ_WRITE, true);
+    }
 }
