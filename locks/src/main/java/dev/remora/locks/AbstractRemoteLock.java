@@ -39,6 +39,8 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
     private final Backoff backoff;
     private boolean held;
     private boolean closed;
+    /** Whether the release in progress is the ordered one, for a lock that flushes inside {@link #release()}. */
+    private boolean orderedRelease;
     /** Nested calls of the same thread (asLock's methods call the handle's). */
     private int reentered;
     /** The thread inside a method of this handle, or null. */
@@ -158,9 +160,15 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
         }
     }
 
+    /** @return whether the release in progress is {@link #unlock()} (ordered) rather than {@link #unlockWeak()} */
+    protected final boolean isOrderedRelease() {
+        return orderedRelease;
+    }
+
     /**
      * Whether the ordered release must make the critical section's WRITEs visible first: true, except for a side
-     * that never writes (a reader), whose {@link #unlock()} is then its {@link #unlockWeak()}.
+     * that never writes (a reader), whose {@link #unlock()} is then its {@link #unlockWeak()}, and for a lock that
+     * flushes inside {@link #release()} because what to flush depends on the release (MCS).
      *
      * @return whether {@link #unlock()} flushes
      */
@@ -194,6 +202,7 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
             if (releasePublishes()) {
                 endpoint.flush(homeNodeId);
             }
+            orderedRelease = true;
             release();
             held = false;
         } finally {
@@ -206,6 +215,7 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
         enter("unlockWeak");
         try {
             checkHeld();
+            orderedRelease = false;
             release();
             held = false;
         } finally {

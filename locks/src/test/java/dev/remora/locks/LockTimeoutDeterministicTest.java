@@ -33,7 +33,9 @@ class LockTimeoutDeterministicTest {
     }
 
     private static Outcome run(LockKind kind, long seed, boolean blocking) {
-        DetFabric f = DetFabric.open(new DetContext().seed(seed).maxSteps(400_000).nodeRoundTripNs(0, RTT_NS));
+        DetFabric f = DetFabric.open(new DetContext().seed(seed).maxSteps(400_000).nodeRoundTripNs(0, RTT_NS)
+            // 100 µs per step: an MCS waiter spins on its own memory, and CPU steps keep the clock from jumping
+            .nanosPerStep(100_000));
         Node home = f.addNode("home");
         Node data = f.addNode("data");
         Node[] clients = {f.addNode("c1"), f.addNode("c2")};
@@ -117,6 +119,16 @@ class LockTimeoutDeterministicTest {
     @Test
     void shouldNeverOrphanATicketLockWhenADeadlineCutsLock() {
         check(LockKind.TICKET, true);
+    }
+
+    @Test
+    void shouldNeverQueueAnMcsNodeBehindItselfWhenATimedAcquireGivesUp() {
+        check(LockKind.MCS, false);
+    }
+
+    @Test
+    void shouldNeverQueueAnMcsNodeBehindItselfWhenADeadlineCutsLock() {
+        check(LockKind.MCS, true);
     }
 
     @Test
