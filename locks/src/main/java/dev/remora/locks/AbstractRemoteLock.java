@@ -21,7 +21,7 @@ import java.util.concurrent.locks.Lock;
  * {@link dev.remora.verbs.UnsettledRequest}) and resolves it at the start of its next attempt, release or
  * {@link #close()}, so that a timeout never orphans remote state it may have changed.
  */
-abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
+abstract class AbstractRemoteLock implements RemoteLock {
     private static final VarHandle USER;
 
     static {
@@ -229,10 +229,10 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
     }
 
     /**
-     * Resolves what a timed-out verb left unknown, undoes an acquisition that landed after this handle gave up, and
-     * frees the handle's registered memory. Idempotent.
-     *
-     * @throws IllegalStateException if the handle holds the lock (release it first)
+     * Releases the lock if this handle holds it (the ordered release, {@link #unlock()}), resolves what a timed-out
+     * verb left unknown, undoes an acquisition that landed after this handle gave up, and frees the handle's
+     * registered memory. Idempotent; every other method then throws {@link IllegalStateException}. If the release
+     * fails and the handle still holds the lock, the handle stays open (the exception says why).
      */
     @Override
     public final void close() {
@@ -241,11 +241,16 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
             if (closed) {
                 return;
             }
-            if (held) {
-                throw new IllegalStateException("close of a handle that holds the lock: unlock() first");
+            try {
+                if (held) {
+                    unlock(); // a try-with-resources block never leaves the lock held
+                }
+            } finally {
+                if (!held) {
+                    closeHandle();
+                    closed = true;
+                }
             }
-            closeHandle();
-            closed = true;
         } finally {
             exit();
         }
@@ -259,6 +264,7 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
      *
      * @return the view
      */
+    @Override
     public final Lock asLock() {
         return new Lock() {
             @Override
@@ -321,6 +327,7 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
      *
      * @return the guard
      */
+    @Override
     public final RemoteLock.Guard guard() {
         lock();
         return this::unlock;
@@ -328,9 +335,22 @@ abstract class AbstractRemoteLock implements RemoteLock, AutoCloseable {
 
     /** @throws IllegalStateException unless this handle holds the lock */
     protected final void checkHeld() {
-        if (!held) {
-            throw new IllegalStateException("unlock by a handle that does not hold the lock");
+        if (closed) {
+            throw new IllegalStateException("the handle is closed");
         }
+        if (!held) {
+            throw new IllegalStateException(notHeldMessage());
+        }
+    }
+
+    /** @return the message for an operation that needs the lock held, when it is not */
+    protected String notHeldMessage() {
+        return "unlock by a handle that does not hold the lock";
+    }
+
+    /** Marks the lock as no longer held by this handle, when it learns it lost it (a lease taken over). */
+    protected final void dropHeld() {
+        held = false;
     }
 
     private void checkNotHeld() {

@@ -5,9 +5,10 @@ import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.UnsettledRequest;
+import dev.remora.verbs.VerbsTimeoutException;
 
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A lock whose holder keeps it only while it renews a lease; a crashed or stalled holder's lock is taken over once
@@ -45,15 +46,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A handle is {@link AutoCloseable}: {@link #close()} releases a lock it still holds (as {@link #unlock()}) and
  * makes the handle unusable. It owns no registered memory of its own.
+ *
+ * <p><b>Timeouts, errors, crashes.</b> A CAS whose completion comes late (acquire, renewal, release) is settled by the
+ * handle's next call: an acquisition that landed is found, a renewal that landed moves the lease word this holder
+ * knows (its lease is extended only from the reading taken before that renewal was posted), a release that landed is
+ * done. A CAS whose queue pair failed leaves its outcome unknown; the handle then READs the lease word to learn
+ * whether the lock is still the word it installed. A crashed holder's lease expires and a waiter takes over; a
+ * stray acquisition that lands after its handle gave up is a held word nobody renews, taken over after one lease.
  */
-public final class LeaseLock implements RemoteLock, AutoCloseable {
-    private final Endpoint endpoint;
+public final class LeaseLock extends AbstractRemoteLock {
     private final RemoteAddress leaseWord;
     private final long leaseNs;
     private final long marginNs;
-    private final Backoff backoff = new Backoff(1, 1 << 8);
-    private boolean closed;
-    private boolean held;
     /** The handle held the lock and found it taken over (by a renewal or the release); cleared by the next acquire. */
     private boolean lost;
     /** While held: the lease word as this handle last installed it. */
@@ -64,9 +68,19 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
     private boolean seen;
     private long seenWord;
     private long seenSinceNs;
+    /** A CAS whose completion has not come: what it expected, what it would install, and when it was posted. */
+    private UnsettledRequest pending;
+    private long pendingExpected;
+    private long pendingNext;
+    private long pendingBeforeNs;
+    private LockResult pendingResult;
+    private Kind pendingKind;
+
+    /** What a lease CAS is for. */
+    private enum Kind { ACQUIRE, RENEW, RELEASE }
 
     private LeaseLock(Endpoint endpoint, RemoteAddress base, long leaseNs, long marginNs) {
-        this.endpoint = endpoint;
+        super(endpoint, base, new Backoff(1, 1 << 8));
         this.leaseWord = base.plus(LeaseLockDescriptor.LEASE_WORD_OFFSET);
         this.leaseNs = leaseNs;
         this.marginNs = marginNs;
@@ -115,7 +129,7 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
      */
     public static LeaseLock attach(Endpoint endpoint, RemoteAddress base) {
         Objects.requireNonNull(endpoint, "endpoint");
-        LockSupport.aligned(base, "lock");
+        aligned(base, "lock");
         long leaseNs = endpoint.readLong(base.plus(LeaseLockDescriptor.LEASE_NS_OFFSET));
         long marginNs = endpoint.readLong(base.plus(LeaseLockDescriptor.MARGIN_NS_OFFSET));
         try {
@@ -137,27 +151,20 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
         return marginNs;
     }
 
-    @Override
-    public void lock() {
-        backoff.reset();
-        while (!tryLock().acquired()) {
-            backoff.pause();
-        }
-    }
-
     /**
      * One attempt: a READ of the lease word, then a CAS if the lock is free or its lease has expired.
      *
      * @return {@link LockResult#ACQUIRED}, {@link LockResult#LEASE_EXPIRED} (taken over: fence the registers you use,
      *     {@link FencedRegister#fence}) or {@link LockResult#CONTENDED}
-     * @throws IllegalStateException if this handle holds the lock, is closed, or the lock has handed out its last
-     *     token ({@link LeaseLockDescriptor#LAST_TOKEN})
+     * @throws IllegalStateException if the lock has handed out its last token ({@link LeaseLockDescriptor#LAST_TOKEN})
      */
     @Override
-    public LockResult tryLock() {
-        checkOpen();
-        if (held) {
-            throw new IllegalStateException("this handle already holds the lock");
+    protected LockResult attempt() {
+        if (pending != null && pendingKind == Kind.ACQUIRE) {
+            LockResult r = settleAcquire();
+            if (r != null) {
+                return r; // the late CAS took the lock
+            }
         }
         // Taken before posting: the READ reads the word after this (R2: the NIC sees a request only once posted).
         long postedNs = endpoint.nanoTime();
@@ -190,10 +197,13 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
         }
         // Taken before posting: the lease starts when the CAS lands, after this (R2); it errs early.
         long beforeNs = endpoint.nanoTime();
-        if (endpoint.cas(leaseWord, expected, next) != expected) {
+        if (cas(Kind.ACQUIRE, expected, next, beforeNs, result) != expected) {
             return LockResult.CONTENDED; // the word changed since our READ; our failed CAS wrote nothing (R16)
         }
-        held = true;
+        return acquired(next, beforeNs, result);
+    }
+
+    private LockResult acquired(long next, long beforeNs, LockResult result) {
         lost = false;
         word = next;
         token = LeaseLockDescriptor.generation(next);
@@ -202,9 +212,46 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
         return result;
     }
 
-    @Override
-    public LockResult lock(long timeout, TimeUnit unit) {
-        return LockSupport.retryUntil(endpoint, backoff, this::tryLock, unit.toNanos(timeout));
+    /** A lease CAS whose late completion, if it times out, is kept to be settled. */
+    private long cas(Kind kind, long expected, long next, long beforeNs, LockResult result) {
+        try {
+            return endpoint.cas(leaseWord, expected, next);
+        } catch (VerbsTimeoutException e) {
+            if (e.request() != null) {
+                pending = e.request();
+                pendingKind = kind;
+                pendingExpected = expected;
+                pendingNext = next;
+                pendingBeforeNs = beforeNs;
+                pendingResult = result;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Settles a late CAS: whether it installed its word. An unknown outcome is learnt from the lease word itself.
+     *
+     * @return whether the CAS took effect
+     */
+    private boolean settle() {
+        UnsettledRequest u = pending;
+        if (!u.settle(endpoint.waitBudgetNs())) {
+            throw new VerbsTimeoutException("an earlier CAS at " + leaseWord + " is still unsettled", u);
+        }
+        pending = null;
+        return switch (u.outcome()) {
+            case SUCCEEDED -> u.value() == pendingExpected;
+            case REFUSED -> false;
+            // The queue pair failed: read the word. If it is the word the CAS would install, the CAS took effect (the
+            // generation and beat make it unique to this handle's attempt); otherwise it did not, or never will land
+            // on that word again, since the word moved on.
+            default -> endpoint.readLong(leaseWord) == pendingNext;
+        };
+    }
+
+    private LockResult settleAcquire() {
+        return settle() ? acquired(pendingNext, pendingBeforeNs, pendingResult) : null;
     }
 
     /**
@@ -212,24 +259,31 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
      * changed, which only a takeover can do while this handle holds the lock: the handle then no longer holds it
      * ({@link #isHeld()} is false) and must stop. On success the new lease runs from a clock reading taken before the
      * CAS was posted, whether or not the previous one had expired by this holder's clock (no one took over, or the CAS
-     * would have failed). Renew well within {@link #leaseNs()} − {@link #marginNs()} of the last renewal.
+     * would have failed). Renew well within {@link #leaseNs()} − {@link #marginNs()} of the last renewal. A renewal
+     * whose completion comes late throws {@link VerbsTimeoutException}; the next call settles it.
      *
      * @return true if renewed; false if the lock was taken over (also on every later call)
      * @throws IllegalStateException if this handle neither holds the lock nor lost it to a takeover, or is closed
      */
     public boolean renew() {
-        checkOpen();
         if (lost) {
             return false;
         }
         checkHeld();
+        if (pending != null && pendingKind == Kind.RENEW) {
+            if (settle()) {
+                word = pendingNext;
+                leaseStartNs = pendingBeforeNs;
+                return true;
+            }
+        }
         long next = LeaseLockDescriptor.renewed(word);
         // Taken before posting: the extension starts when the CAS lands, after this (R2).
         long beforeNs = endpoint.nanoTime();
         // A CAS, not a WRITE: it races a takeover's CAS on the same word (rao, R14), and if it loses it writes nothing
         // (R16), so the new holder's word is untouched.
-        if (endpoint.cas(leaseWord, word, next) != word) {
-            held = false;
+        if (cas(Kind.RENEW, word, next, beforeNs, null) != word) {
+            dropHeld();
             lost = true;
             return false;
         }
@@ -248,7 +302,7 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
      * @return whether this handle may trust its lease
      */
     public boolean isLeaseValid() {
-        return held && endpoint.nanoTime() - leaseStartNs < leaseNs - marginNs;
+        return isHeld() && endpoint.nanoTime() - leaseStartNs < leaseNs - marginNs;
     }
 
     /** @return the fencing token of the current (or last) acquisition: strictly increasing across acquisitions */
@@ -256,73 +310,41 @@ public final class LeaseLock implements RemoteLock, AutoCloseable {
         return token;
     }
 
-    /**
-     * Ordered release (see {@link RemoteLock}).
-     *
-     * @throws IllegalStateException if this handle does not hold the lock, or it was taken over (the lease expired)
-     */
     @Override
-    public void unlock() {
-        checkOpen();
-        checkHeld();
-        // The critical section's WRITEs to other nodes are placed before the releasing CAS, whose read phase follows
-        // the earlier WRITEs of its own queue pair to the home (R7).
-        LockSupport.flushCriticalSection(endpoint, leaseWord);
-        release();
-    }
-
-    @Override
-    public void unlockWeak() {
-        checkOpen();
-        checkHeld();
-        release();
-    }
-
-    private void release() {
-        held = false;
-        if (endpoint.cas(leaseWord, word, LeaseLockDescriptor.released(word)) != word) {
+    protected void release() {
+        if (pending != null && pendingKind == Kind.RENEW && settle()) {
+            word = pendingNext; // a late renewal landed: release the word it installed
+        }
+        if (pending != null && pendingKind == Kind.RELEASE) {
+            if (settle()) {
+                return; // a late release landed
+            }
+        }
+        // The critical section's WRITEs to other nodes were placed by the base class's flush; the releasing CAS's
+        // read phase follows the earlier WRITEs of its own queue pair to the home (R7).
+        if (cas(Kind.RELEASE, word, LeaseLockDescriptor.released(word), 0, null) != word) {
+            dropHeld();
             lost = true; // taken over; our failed CAS wrote nothing (R16)
             throw new IllegalStateException("lease expired: the lock was taken over (token " + token + ")");
         }
     }
 
-    private void checkHeld() {
-        if (!held) {
-            throw new IllegalStateException(lost
-                ? "lease expired: the lock was taken over (token " + token + ")"
-                : "unlock by a handle that does not hold the lock");
-        }
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("the lease lock handle is closed");
-        }
+    @Override
+    protected String notHeldMessage() {
+        return lost ? "lease expired: the lock was taken over (token " + token + ")"
+            : super.notHeldMessage();
     }
 
     @Override
-    public boolean isHeld() {
-        return held;
-    }
-
-    /**
-     * Closes the handle: if it holds the lock, releases it first as {@link #unlock()} does (ordered), so that a
-     * try-with-resources block never leaves the lock to expire. Idempotent; every other method then throws
-     * {@link IllegalStateException}.
-     *
-     * @throws IllegalStateException if the held lock turned out to have been taken over (the handle is closed anyway)
-     */
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        try {
-            if (held) {
-                unlock();
+    protected void closeHandle() {
+        if (pending != null && pendingKind == Kind.ACQUIRE) {
+            try {
+                if (settleAcquire() != null) {
+                    release(); // taken after the handle gave up: give it back
+                }
+            } catch (RuntimeException e) {
+                // unknown: a stray acquisition is a held word nobody renews, taken over after one lease
             }
-        } finally {
-            closed = true;
         }
     }
 }

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * handle does not hold, acquiring twice). A home node that cannot be reached throws
  * {@link dev.remora.verbs.RemoteAccessException}.
  */
-public interface RemoteLock {
+public interface RemoteLock extends AutoCloseable {
 
     /** A held lock for try-with-resources: {@code close()} releases it. */
     interface Guard extends AutoCloseable {
@@ -62,4 +62,24 @@ public interface RemoteLock {
 
     /** @return whether this handle holds the lock (as far as it knows: a lease may have expired) */
     boolean isHeld();
+
+    /**
+     * Releases the lock if this handle holds it (ordered), settles what a timed-out verb left unknown, undoes an
+     * acquisition that landed after the handle gave up, and frees the handle's registered memory. Idempotent.
+     */
+    @Override
+    void close();
+
+    /**
+     * @return a {@link java.util.concurrent.locks.Lock} view of this handle ({@code newCondition} throws
+     *     {@link UnsupportedOperationException})
+     */
+    java.util.concurrent.locks.Lock asLock();
+
+    /**
+     * Acquires the lock ({@link #lock()}) for try-with-resources.
+     *
+     * @return a guard whose {@code close()} is the ordered release
+     */
+    Guard guard();
 }
