@@ -353,6 +353,11 @@ abstract class AbstractRemoteLock implements RemoteLock {
         held = false;
     }
 
+    /** Marks the lock as released by a release whose outcome is unknown and must not be repeated. */
+    final void dropHeldAfterUnknownRelease() {
+        held = false;
+    }
+
     private void checkNotHeld() {
         if (closed) {
             throw new IllegalStateException("the handle is closed");

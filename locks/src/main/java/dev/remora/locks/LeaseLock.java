@@ -4,6 +4,7 @@ import dev.remora.verbs.Access;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAccessException;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.UnsettledRequest;
 import dev.remora.verbs.VerbsTimeoutException;
@@ -216,6 +217,15 @@ public final class LeaseLock extends AbstractRemoteLock {
     private long cas(Kind kind, long expected, long next, long beforeNs, LockResult result) {
         try {
             return endpoint.cas(leaseWord, expected, next);
+        } catch (RemoteAccessException e) {
+            // The queue pair failed with the CAS's outcome unknown. A renewal or a release installs a word only this
+            // holder can install (its generation with the next beat, or the generation after its own), so the word
+            // tells whether it landed. An acquisition does not: every competitor for the same word would install the
+            // same one, so it is left unknown; if it lands, it is a held word nobody renews, taken over after a lease.
+            if (e.isIndeterminate() && kind != Kind.ACQUIRE && endpoint.readLong(leaseWord) == next) {
+                return expected;
+            }
+            throw e;
         } catch (VerbsTimeoutException e) {
             if (e.request() != null) {
                 pending = e.request();
@@ -243,10 +253,10 @@ public final class LeaseLock extends AbstractRemoteLock {
         return switch (u.outcome()) {
             case SUCCEEDED -> u.value() == pendingExpected;
             case REFUSED -> false;
-            // The queue pair failed: read the word. If it is the word the CAS would install, the CAS took effect (the
-            // generation and beat make it unique to this handle's attempt); otherwise it did not, or never will land
-            // on that word again, since the word moved on.
-            default -> endpoint.readLong(leaseWord) == pendingNext;
+            // The queue pair failed: for a renewal or release, read the word (only this holder installs that word);
+            // an acquisition stays unknown (competitors install the same word): not held, taken over after a lease
+            // if it lands.
+            default -> pendingKind != Kind.ACQUIRE && endpoint.readLong(leaseWord) == pendingNext;
         };
     }
 

@@ -118,7 +118,11 @@ public final class McsLock extends AbstractRemoteLock {
         this.qnode = endpoint.node().allocate(QNODE_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE
             | Access.REMOTE_READ);
         qnodes[index] = qnode.remote(0);
-        writeSlot();
+        try {
+            writeSlot();
+        } catch (dev.remora.verbs.RemoteAccessException | VerbsTimeoutException e) {
+            slotWritten = false; // written again before the first tail CAS (casTail)
+        }
     }
 
     /** Publishes this handle's queue node in its slot (read by a successor or predecessor that learns our index). */

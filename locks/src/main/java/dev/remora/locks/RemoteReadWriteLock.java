@@ -157,7 +157,15 @@ public final class RemoteReadWriteLock implements AutoCloseable {
             }
             throw e;
         } catch (RemoteAccessException e) {
-            indeterminate += e.isIndeterminate() ? 1 : 0;
+            if (e.isIndeterminate()) {
+                indeterminate++;
+                // Never repeated: a second decrement would undo another client's count (a second FETCH_ADD(-W) frees
+                // the next writer's lock). Assume an announcement did not land and a withdrawal did; at worst a count
+                // stays one too high, which blocks the other side (see the class comment) but breaks no exclusion.
+                if (purpose == Purpose.ANNOUNCE || purpose == Purpose.WITHDRAW) {
+                    announced = false;
+                }
+            }
             throw e;
         }
     }
@@ -199,6 +207,21 @@ public final class RemoteReadWriteLock implements AutoCloseable {
             announced = false;
         }
         return settled;
+    }
+
+    /**
+     * The releasing FETCH_ADD, issued at most once per holding: if its outcome is unknown the side no longer counts as
+     * held (repeating it could free another holder's lock) and the error is rethrown.
+     */
+    private void releaseOnce(AbstractRemoteLock side, long delta, Purpose purpose) {
+        try {
+            faa(delta, purpose);
+        } catch (RemoteAccessException e) {
+            if (e.isIndeterminate()) {
+                side.dropHeldAfterUnknownRelease();
+            }
+            throw e;
+        }
     }
 
     private final class ReadView extends AbstractRemoteLock {
@@ -243,7 +266,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
                 settle(); // an earlier release's completion: done (or indeterminate: never repeated)
                 return;
             }
-            faa(-READER, Purpose.READ_RELEASE);
+            releaseOnce(read, -READER, Purpose.READ_RELEASE);
         }
 
         @Override
@@ -321,7 +344,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
                 return;
             }
             // R7: this atomic executes after the critical section's WRITEs to the home are placed.
-            faa(-WRITER, Purpose.WRITE_RELEASE);
+            releaseOnce(write, -WRITER, Purpose.WRITE_RELEASE);
         }
 
         @Override
