@@ -51,6 +51,11 @@ class LockSpecsTlcTest {
     private static final Map<String, String> EXPECTED_VIOLATIONS = Map.ofEntries(
         Map.entry("MCCasSpinLockUnsafe", "MutualExclusion"),
         Map.entry("MCCasSpinLockWeak", "Publication"),
+        // The current CasSpinLock under faults: a WRITE on a replaced QP lands after the release; a retired CAS that
+        // lands leaves the word set with nobody holding it; the fix as first designed takes its own id for the lock.
+        Map.entry("MCCasSpinLockReplacedQp", "Publication"),
+        Map.entry("MCCasSpinLockOrphan", "temporal"),
+        Map.entry("MCCasSpinLockOwnRelease", "MutualExclusion"),
         Map.entry("MCTicketLockUnsafe", "Publication"),
         Map.entry("MCTicketLockSkip", "FifoOrder"),
         Map.entry("MCMcsLockUnsafe", "Publication"),
