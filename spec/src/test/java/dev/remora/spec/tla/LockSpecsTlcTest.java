@@ -58,6 +58,10 @@ class LockSpecsTlcTest {
         Map.entry("MCCasSpinLockOwnRelease", "MutualExclusion"),
         Map.entry("MCTicketLockUnsafe", "Publication"),
         Map.entry("MCTicketLockSkip", "FifoOrder"),
+        // TicketLock under faults: a ticket the current lock() gave up, and (fixed) a ticket of a FETCH_ADD with an
+        // unknown outcome, stall the lock.
+        Map.entry("MCTicketLockDropped", "temporal"),
+        Map.entry("MCTicketLockStall", "temporal"),
         Map.entry("MCMcsLockUnsafe", "Publication"),
         Map.entry("MCMcsLockDoorway", "temporal"),
         Map.entry("MCLeaseLockUnsafe", "LeaseSafety"),
