@@ -119,6 +119,7 @@ ASSUME /\ DataNode # Home /\ Design \in {"current", "fixed", "amended"}
        /\ HomeOf["lock"] = Home /\ CsLocs \subseteq Locs \ {"lock"}
        /\ \A l \in CsLocs : HomeOf[l] \in {Home, DataNode}
        /\ \A t \in Threads : NodeOf[t] \notin {Home, DataNode} /\ Id[t] \in 1..7
+       /\ K < 8                       \* Val(t, k) is unique
        /\ \A t, u \in Threads : t # u => Id[t] # Id[u]
        /\ New = ~RETIRE_ON_TIMEOUT /\ New = TRACK_PUBLICATION
 
