@@ -68,8 +68,7 @@
 (* critical-section WRITE of its word) and DeadlockFreedom (liveness: if a *)
 (* live client tries, some live client eventually holds the lock, unless  *)
 (* a crashed client's value is in the lock word or a CAS of a crashed      *)
-(* client may still land: CrashStuck). DeadlockFreedomUnlessReleaseLost    *)
-(* also excuses a release WRITE that failed and may never land.            *)
+(* client may still land: CrashStuck).                                      *)
 (*                                                                         *)
 (* Models (MCCasSpinLockFaults.tla, the README has the table):             *)
 (* MCCasSpinLockReplacedQp (current, QP errors: Publication fails),        *)
@@ -97,11 +96,10 @@ VARIABLES
     pub,        \* ghost: pub[l]: the value of the last critical-section WRITE of l (posted)
     stale,      \* ghost: some checked critical-section READ returned another value
     freeOk,     \* ghost: the lock word's last change to 0 was a release that reported success
-    chk,        \* ghost: chk[t]: t's critical section is checked (its acquisition followed freeOk)
-    relFail     \* ghost: the threads whose release WRITE failed (its effect unknown)
+    chk         \* ghost: chk[t]: t's critical section is checked (its acquisition followed freeOk)
 
-vars == <<allVerbVars, pc, cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk, relFail>>
-protoVars == <<pc, cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk, relFail>>
+vars == <<allVerbVars, pc, cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk>>
+protoVars == <<pc, cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk>>
 
 New == Design # "current"       \* the fixed Endpoint: unsettled timeouts, dirty/lost, READ after an error
 K == FaultBudget + 1            \* amended: attempt numbers 1..K (at most FaultBudget are ever tainted)
@@ -135,7 +133,6 @@ Init ==
     /\ stale = FALSE
     /\ freeOk = TRUE
     /\ chk = [t \in Threads |-> TRUE]
-    /\ relFail = {}
 
 Go(t, l) == pc' = [pc EXCEPT ![t] = l]
 (* t goes idle: the values only a critical section or an attempt uses go    *)
@@ -188,7 +185,7 @@ Try(t) ==
     /\ Live(t) /\ pc[t] = "idle" /\ CanPost(t)
     /\ att' = [att EXCEPT ![t] = k]
     /\ Post(t, CasOp("lock", 0, IF Design = "amended" THEN Val(t, k) ELSE Id[t])) /\ Go(t, "cas")
-    /\ UNCHANGED <<cs, unfl, strayCas, tainted, pub, stale, freeOk, chk, relFail>>
+    /\ UNCHANGED <<cs, unfl, strayCas, tainted, pub, stale, freeOk, chk>>
 
 (* The CAS completed. old = 0: acquired; old = one of t's stray values:     *)
 (* that stray landed, acquired with it. An error: current, not held (the    *)
@@ -204,7 +201,7 @@ CasDone(t) ==
        ELSE /\ IF New /\ Failed(t) THEN Post(t, GetOp("lock")) /\ Go(t, "check") /\ UNCHANGED <<cs, chk, att>>
                                   ELSE Post(t, NoOp) /\ GoIdle(t)
             /\ UNCHANGED tainted
-    /\ UNCHANGED <<unfl, strayCas, pub, stale, freeOk, relFail>>
+    /\ UNCHANGED <<unfl, strayCas, pub, stale, freeOk>>
 
 (* The CAS's waiter times out. Current: its QP is retired (TimeOut sets the *)
 (* status "timedout"; CasDone then gives up). Else: the CAS stays unsettled *)
@@ -212,13 +209,13 @@ CasDone(t) ==
 CasTimeOut(t) ==
     /\ pc[t] = "cas" /\ TimeOut(t)
     /\ IF New THEN Go(t, "unsettled") ELSE UNCHANGED pc
-    /\ UNCHANGED <<cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk, relFail>>
+    /\ UNCHANGED <<cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk>>
 
 (* The handle's next operation first waits for the unsettled CAS.           *)
 Resume(t) ==
     /\ Live(t) /\ pc[t] = "unsettled"
     /\ Go(t, "cas")
-    /\ UNCHANGED <<allVerbVars, cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk, relFail>>
+    /\ UNCHANGED <<allVerbVars, cs, unfl, strayCas, att, tainted, pub, stale, freeOk, chk>>
 
 (* The READ of the lock word after an error completion of the CAS: t's own  *)
 (* value (or a stray one): acquired; otherwise not, and the CAS's outcome   *)
@@ -237,7 +234,7 @@ CheckDone(t) ==
        ELSE /\ strayCas' = [strayCas EXCEPT ![t] = (Design = "fixed")]
             /\ tainted' = IF Design = "amended" THEN [tainted EXCEPT ![t] = @ \cup {att[t]}] ELSE tainted
             /\ Post(t, NoOp) /\ GoIdle(t)
-    /\ UNCHANGED <<unfl, pub, stale, freeOk, relFail>>
+    /\ UNCHANGED <<unfl, pub, stale, freeOk>>
 
 (* The critical section's READ: then WRITE l := 1 - value; an error ends    *)
 (* the critical section (unlock()).                                         *)
@@ -252,7 +249,7 @@ ReadDone(t) ==
             /\ Post(t, PutOp(l, v)) /\ Go(t, "write")
        ELSE /\ IF New THEN UnlockNew(t) ELSE Unlock(t, unfl[t])
             /\ UNCHANGED <<pub, stale>>
-    /\ UNCHANGED <<cs, unfl, strayCas, att, tainted, freeOk, chk, relFail>>
+    /\ UNCHANGED <<cs, unfl, strayCas, att, tainted, freeOk, chk>>
 
 (* The critical section's WRITE completed (acknowledged or an error):       *)
 (* unlock(). Current: only a WRITE that succeeded is remembered.            *)
@@ -261,7 +258,7 @@ WriteDone(t) ==
     /\ Live(t) /\ pc[t] = "write" /\ Done(t)
     /\ unfl' = [unfl EXCEPT ![t] = rem]
     /\ IF New THEN UnlockNew(t) ELSE Unlock(t, rem)
-    /\ UNCHANGED <<cs, strayCas, att, tainted, pub, stale, freeOk, chk, relFail>>
+    /\ UNCHANGED <<cs, strayCas, att, tainted, pub, stale, freeOk, chk>>
 
 (* A flush READ completed. Current: success, release; an error, unlock()    *)
 (* threw and the caller calls it again (DataNode still remembered, a READ   *)
@@ -274,7 +271,7 @@ FlushDone(t) ==
        ELSE IF Completed(t)
        THEN unfl' = [unfl EXCEPT ![t] = FALSE] /\ Release(t)
        ELSE Post(t, GetOp("d")) /\ UNCHANGED <<pc, unfl>>
-    /\ UNCHANGED <<cs, strayCas, att, tainted, pub, stale, freeOk, chk, relFail>>
+    /\ UNCHANGED <<cs, strayCas, att, tainted, pub, stale, freeOk, chk>>
 
 (* The release completed. current, fixed: after an error the handle has let *)
 (* go all the same, but its WRITE may never land. amended: after an error   *)
@@ -283,9 +280,8 @@ RelDone(t) ==
     /\ Live(t) /\ pc[t] = "relw" /\ Done(t)
     /\ IF Design = "amended" /\ Failed(t)
        THEN /\ tainted' = [tainted EXCEPT ![t] = @ \cup {att[t]}]
-            /\ Post(t, GetOp("lock")) /\ Go(t, "relcheck") /\ UNCHANGED <<relFail, cs, chk, att>>
-       ELSE /\ relFail' = IF Failed(t) THEN relFail \cup {t} ELSE relFail
-            /\ Post(t, NoOp) /\ GoIdle(t) /\ UNCHANGED tainted
+            /\ Post(t, GetOp("lock")) /\ Go(t, "relcheck") /\ UNCHANGED <<cs, chk, att>>
+       ELSE Post(t, NoOp) /\ GoIdle(t) /\ UNCHANGED tainted
     /\ UNCHANGED <<unfl, strayCas, pub, stale, freeOk>>
 
 (* amended: the READ after a failed release: still our value: CAS again.    *)
@@ -294,7 +290,7 @@ RelCheck(t) ==
     /\ CASE Failed(t)             -> Post(t, GetOp("lock")) /\ UNCHANGED <<pc, cs, chk, att>>
           [] Result(t) = Mine(t)   -> Post(t, CasOp("lock", Mine(t), 0)) /\ Go(t, "relw") /\ UNCHANGED <<cs, chk, att>>
           [] OTHER                 -> Post(t, NoOp) /\ GoIdle(t)
-    /\ UNCHANGED <<unfl, strayCas, tainted, pub, stale, freeOk, relFail>>
+    /\ UNCHANGED <<unfl, strayCas, tainted, pub, stale, freeOk>>
 
 FairThread(t) == Try(t) \/ CasDone(t) \/ Resume(t) \/ CheckDone(t) \/ ReadDone(t) \/ WriteDone(t)
                  \/ FlushDone(t) \/ RelDone(t) \/ RelCheck(t)
@@ -304,7 +300,7 @@ UnackedRelease == \E r \in stray \ stray' : r.puts = <<>> /\ r.last.kind = "put"
 FreeOkNext == freeOk' = IF mem'["lock"] = 0 /\ mem["lock"] # 0 THEN ~UnackedRelease ELSE freeOk
 Memory ==
     /\ FaultsNicStep /\ FreeOkNext
-    /\ UNCHANGED <<pc, cs, unfl, strayCas, att, tainted, pub, stale, chk, relFail>>
+    /\ UNCHANGED <<pc, cs, unfl, strayCas, att, tainted, pub, stale, chk>>
 
 (* After PublicationLost the caller keeps the lock: it does nothing more     *)
 (* with it (a stutter, so that a model where nobody else can move does not  *)
@@ -314,7 +310,7 @@ KeepLock(t) == Live(t) /\ pc[t] = "lostpub" /\ UNCHANGED vars
 Next ==
     \/ \E t \in Threads : FairThread(t) \/ CasTimeOut(t) \/ KeepLock(t)
     \/ \E t \in Threads : Crash(t) /\ FreeOkNext
-                         /\ UNCHANGED <<pc, cs, unfl, strayCas, att, tainted, pub, stale, chk, relFail>>
+                         /\ UNCHANGED <<pc, cs, unfl, strayCas, att, tainted, pub, stale, chk>>
     \/ Memory
 
 Spec == Init /\ [][Next]_vars /\ FaultsFairness /\ \A t \in Threads : WF_vars(FairThread(t))
@@ -335,9 +331,6 @@ Publication == ~stale
 
 Trying(t) == Live(t) /\ pc[t] \in {"idle", "cas", "unsettled", "check"}
 CrashStuck == \E c \in crashed : mem["lock"] \in ValsOf(c) \/ StrayAtomic(c, "lock")
-ReleaseLost == \E t \in relFail : mem["lock"] = Id[t] /\ ~Holding(t)
 DeadlockFreedom ==
     (\E t \in Threads : Trying(t)) ~> (\E t \in Threads : Live(t) /\ Holding(t)) \/ CrashStuck
-DeadlockFreedomUnlessReleaseLost ==
-    (\E t \in Threads : Trying(t)) ~> (\E t \in Threads : Live(t) /\ Holding(t)) \/ CrashStuck \/ ReleaseLost
 =============================================================================
