@@ -48,14 +48,24 @@ class LockSpecsTlcTest {
     private static final int PARALLELISM = Integer.getInteger("remora.spec.tlcParallelism", 2);
 
     /** Models expected to fail, with the property TLC must report ("temporal" for a liveness property). */
-    private static final Map<String, String> EXPECTED_VIOLATIONS = Map.of(
-        "MCCasSpinLockUnsafe", "MutualExclusion",
-        "MCCasSpinLockWeak", "Publication",
-        "MCTicketLockUnsafe", "Publication",
-        "MCMcsLockUnsafe", "Publication",
-        "MCMcsLockDoorway", "temporal",
-        "MCLeaseLockUnsafe", "LeaseSafety",
-        "MCReadWriteLockUnsafe", "Exclusion");
+    private static final Map<String, String> EXPECTED_VIOLATIONS = Map.ofEntries(
+        Map.entry("MCCasSpinLockUnsafe", "MutualExclusion"),
+        Map.entry("MCCasSpinLockWeak", "Publication"),
+        // The current CasSpinLock under faults: a WRITE on a replaced QP lands after the release; a retired CAS that
+        // lands leaves the word set with nobody holding it; the fix as first designed takes its own id for the lock.
+        Map.entry("MCCasSpinLockReplacedQp", "Publication"),
+        Map.entry("MCCasSpinLockOrphan", "temporal"),
+        Map.entry("MCCasSpinLockOwnRelease", "MutualExclusion"),
+        Map.entry("MCTicketLockUnsafe", "Publication"),
+        Map.entry("MCTicketLockSkip", "FifoOrder"),
+        // TicketLock under faults: a ticket the current lock() gave up, and (fixed) a ticket of a FETCH_ADD with an
+        // unknown outcome, stall the lock.
+        Map.entry("MCTicketLockDropped", "temporal"),
+        Map.entry("MCTicketLockStall", "temporal"),
+        Map.entry("MCMcsLockUnsafe", "Publication"),
+        Map.entry("MCMcsLockDoorway", "temporal"),
+        Map.entry("MCLeaseLockUnsafe", "LeaseSafety"),
+        Map.entry("MCReadWriteLockUnsafe", "Exclusion"));
 
     /** The lease lock's timing twins, one per hazard (kept apart: {@code Map.of} takes at most ten entries). */
     private static final Map<String, String> LEASE_LOCK_VIOLATIONS = Map.of(
@@ -112,8 +122,12 @@ class LockSpecsTlcTest {
 
     private static Path prepare(final Path folder, final String module) throws IOException {
         final Path dir = Files.createDirectories(OUT.resolve(module));
-        Files.copy(LOCKS.resolve("BlockingVerbs.tla"), dir.resolve("BlockingVerbs.tla"),
-            StandardCopyOption.REPLACE_EXISTING);
+        // The shared layers (BlockingVerbs.tla and the failure model on top of it) sit one level up.
+        try (Stream<Path> shared = Files.list(LOCKS)) {
+            for (final Path f : shared.filter(p -> p.toString().endsWith(".tla")).toList()) {
+                Files.copy(f, dir.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
         try (Stream<Path> files = Files.list(folder)) {
             for (final Path f : files.filter(p -> p.toString().endsWith(".tla") || p.toString().endsWith(".cfg"))
                 .toList()) {
