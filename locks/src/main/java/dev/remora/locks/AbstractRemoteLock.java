@@ -34,8 +34,6 @@ abstract class AbstractRemoteLock implements RemoteLock {
 
     /** The endpoint of the thread that uses the handle. */
     protected final Endpoint endpoint;
-    /** The lock's node: its own WRITEs need no flush before a release on the same queue pair (R6, R7). */
-    private final int homeNodeId;
     private final Backoff backoff;
     private boolean held;
     private boolean closed;
@@ -49,7 +47,7 @@ abstract class AbstractRemoteLock implements RemoteLock {
 
     AbstractRemoteLock(Endpoint endpoint, RemoteAddress lock, Backoff backoff) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
-        this.homeNodeId = lock.nodeId();
+        Objects.requireNonNull(lock, "lock");
         this.backoff = backoff;
     }
 
@@ -196,11 +194,13 @@ abstract class AbstractRemoteLock implements RemoteLock {
         enter("unlock");
         try {
             checkHeld();
-            // Ordered release: the critical section's WRITEs to other nodes are placed before the lock is freed (R7);
-            // those to the home are ordered before the release on the same queue pair (R6, R7). A replaced queue pair
-            // breaks both: the flush then throws PublicationLostException and the handle still holds the lock.
+            // Ordered release: the critical section's WRITEs are placed before the lock is freed: a READ on each queue
+            // pair that carried one (R7), the home's included, so that no unplaced WRITE is ahead of the release and a
+            // release posted again on a new queue pair after an error cannot overtake one (R10). A replaced queue
+            // pair that carried unplaced WRITEs makes the flush throw PublicationLostException, and the handle still
+            // holds the lock.
             if (releasePublishes()) {
-                endpoint.flush(homeNodeId);
+                endpoint.flush(-1);
             }
             orderedRelease = true;
             release();

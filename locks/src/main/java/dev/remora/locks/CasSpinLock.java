@@ -21,8 +21,8 @@ import static dev.remora.locks.CasSpinLockDescriptor.FREE;
  *   <caption>Verbs per operation (uncontended)</caption>
  *   <tr><th>operation</th><th>verbs</th><th>round trips</th></tr>
  *   <tr><td>{@link #tryLock()}, {@link #lock()}</td><td>CAS(0 → stamp)</td><td>1</td></tr>
- *   <tr><td>{@link #unlock()}</td><td>a flush READ per other node written in the critical section, then
- *       CAS(stamp → 0)</td><td>1 (+1 per other node written)</td></tr>
+ *   <tr><td>{@link #unlock()}</td><td>a flush READ per node written in the critical section, then
+ *       CAS(stamp → 0)</td><td>1 (+1 per node written)</td></tr>
  *   <tr><td>{@link #unlockWeak()}</td><td>CAS(stamp → 0)</td><td>1</td></tr>
  * </table>
  *

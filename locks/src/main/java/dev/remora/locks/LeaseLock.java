@@ -42,7 +42,7 @@ import java.util.Objects;
  *   <tr><td>{@link #attach}</td><td>two READs (lease length, margin)</td><td>2</td></tr>
  *   <tr><td>{@link #tryLock()}</td><td>READ of the lease word, CAS(g, 0 → g + 1, 0)</td><td>2</td></tr>
  *   <tr><td>{@link #renew()}</td><td>CAS(g, b → g, b + 1)</td><td>1</td></tr>
- *   <tr><td>{@link #unlock()}</td><td>flush READs, CAS(g, b → g + 1, 0)</td><td>1 (+1 per other node written)</td></tr>
+ *   <tr><td>{@link #unlock()}</td><td>flush READs, CAS(g, b → g + 1, 0)</td><td>1 (+1 per node written)</td></tr>
  * </table>
  *
  * <p>A handle is {@link AutoCloseable}: {@link #close()} releases a lock it still holds (as {@link #unlock()}) and
@@ -330,8 +330,8 @@ public final class LeaseLock extends AbstractRemoteLock {
                 return; // a late release landed
             }
         }
-        // The critical section's WRITEs to other nodes were placed by the base class's flush; the releasing CAS's
-        // read phase follows the earlier WRITEs of its own queue pair to the home (R7).
+        // The critical section's WRITEs were placed by the base class's flush (R7); the releasing CAS's read phase
+        // also follows the earlier WRITEs of its own queue pair (R7).
         if (cas(Kind.RELEASE, word, LeaseLockDescriptor.released(word), 0, null) != word) {
             dropHeld();
             lost = true; // taken over; our failed CAS wrote nothing (R16)

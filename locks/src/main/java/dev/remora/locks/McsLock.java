@@ -42,8 +42,7 @@ import java.util.concurrent.TimeUnit;
  *   <caption>Verbs per operation (uncontended)</caption>
  *   <tr><th>operation</th><th>verbs</th><th>round trips</th></tr>
  *   <tr><td>{@link #lock()}, {@link #tryLock()}</td><td>CAS(tail: 0 → me)</td><td>1</td></tr>
- *   <tr><td>{@link #unlock()} with no successor</td><td>flush READs, CAS(tail: me → 0)</td><td>1 (+1 per other node
- *       written)</td></tr>
+ *   <tr><td>{@link #unlock()} with no successor</td><td>flush READs, CAS(tail: me → 0)</td><td>1 (+1 per node written)</td></tr>
  *   <tr><td>{@link #unlock()} with a successor</td><td>flush READs, WRITE successor.locked = 0</td><td>1 (+ flushes)
  *       </td></tr>
  *   <tr><td>contended {@link #lock()}</td><td>CAS loop on tail, READ of the predecessor's slot (cached), WRITE
@@ -54,8 +53,9 @@ import java.util.concurrent.TimeUnit;
  * ordered after the poster's CPU stores (R2), so the predecessor's WRITE of {@code locked = 0} cannot be overwritten
  * by a late initialisation. The slot is written before the first CAS on the tail, on the same queue pair, so the CAS
  * executes after the slot WRITE is placed (R7) and anyone who sees this handle's index can read its slot. Handover
- * WRITEs go to the successor's node: an ordered release flushes the critical section's WRITEs to every other node
- * first (R7), and the handover WRITE itself follows WRITEs to the successor's node on the same queue pair (R6). The
+ * WRITEs go to the successor's node: an ordered release first flushes the critical section's WRITEs to every node
+ * they went to, the successor's and the home's included (R7), so that a release or handover posted again on a new
+ * queue pair after an error cannot overtake one (R10). The
  * tail word is changed only by remote CAS; queue-node words are written by one remote writer each and read by their
  * owner's CPU, so no CPU store races a remote atomic (R14).
  *
@@ -325,7 +325,7 @@ public final class McsLock extends AbstractRemoteLock {
         long successor = qnode.getLong(QNODE_NEXT_OFFSET);
         if (successor == 0) {
             if (isOrderedRelease()) {
-                endpoint.flush(tail.nodeId());
+                endpoint.flush(-1); // every queue pair that carried a WRITE of the critical section (R7)
             }
             // Nobody queued: free the tail (the next acquirer's CAS follows this one: rao).
             long old = casTail(me, 0);
@@ -347,9 +347,9 @@ public final class McsLock extends AbstractRemoteLock {
         }
         RemoteAddress succ = qnodeOf(successor);
         if (isOrderedRelease()) {
-            // Placed before the handover: WRITEs to every node but the successor's (those precede the handover WRITE
-            // on the same queue pair, R6).
-            endpoint.flush(succ.nodeId());
+            // Placed before the handover: every WRITE of the critical section, the successor's node included, so that
+            // a handover posted again on a new queue pair after an error cannot overtake one (R7, R10).
+            endpoint.flush(-1);
         }
         endpoint.writeLong(succ.plus(QNODE_LOCKED_OFFSET), 0, false);
     }

@@ -25,7 +25,7 @@ import static dev.remora.locks.ReadWriteLockDescriptor.WRITER;
  *   <tr><td>read unlock</td><td>FETCH_ADD(-1 reader)</td><td>1</td></tr>
  *   <tr><td>write lock</td><td>FETCH_ADD(+1 waiting), CAS(→ W, -1 waiting)</td><td>2</td></tr>
  *   <tr><td>write tryLock, contended</td><td>FETCH_ADD(+1 waiting), FETCH_ADD(-1 waiting)</td><td>2</td></tr>
- *   <tr><td>write unlock</td><td>flush READs, FETCH_ADD(-W)</td><td>1 (+1 per other node written)</td></tr>
+ *   <tr><td>write unlock</td><td>flush READs, FETCH_ADD(-W)</td><td>1 (+1 per node written)</td></tr>
  * </table>
  *
  * <p>Readers see the writer's critical section: its WRITEs to the home precede the releasing FETCH_ADD on the same
