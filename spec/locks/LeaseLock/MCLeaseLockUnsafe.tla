@@ -1,4 +1,4 @@
 ---- MODULE MCLeaseLockUnsafe ----
-(* The unsafe model of MCLeaseLock.tla; see MCLeaseLockUnsafe.cfg. *)
+(* A model of MCLeaseLock.tla; see MCLeaseLockUnsafe.cfg. *)
 EXTENDS MCLeaseLock
 ====

@@ -5,6 +5,8 @@
 (*   MCMcsLock.cfg         ordered release: all properties hold             *)
 (*   MCMcsLockUnsafe.cfg   unlockWeak with Publication: violated (LK1)      *)
 (*   MCMcsLockDoorway.cfg  starvation freedom from the doorway: violated    *)
+(*   MCMcsLock3Full.cfg    3 threads (t3 on N3): the safety properties     *)
+(*                         (profile spec-full: 594,806 states)             *)
 (***************************************************************************)
 EXTENDS McsLock
 
@@ -18,4 +20,16 @@ MCLocs == {"tail", "d", "locked_t1", "next_t1", "locked_t2", "next_t2"}
 MCHomeOf == [l \in MCLocs |-> CASE l = "tail" -> "H" [] l = "d" -> "D"
                                  [] l \in {"locked_t1", "next_t1"} -> "N1" [] OTHER -> "N2"]
 MCInitMem == [l \in MCLocs |-> 0]                           \* tail free, queue nodes zero, d = 0
+
+MCThreads3 == {"t1", "t2", "t3"}                            \* three contending threads
+MCNodes3 == {"N1", "N2", "N3", "H", "D"}
+MCNodeOf3 == [t \in MCThreads3 |-> CASE t = "t1" -> "N1" [] t = "t2" -> "N2" [] OTHER -> "N3"]
+MCId3 == [t \in MCThreads3 |-> CASE t = "t1" -> 1 [] t = "t2" -> 2 [] OTHER -> 3]
+MCQLocked3 == [t \in MCThreads3 |-> "locked_" \o t]
+MCQNext3 == [t \in MCThreads3 |-> "next_" \o t]
+MCLocs3 == MCLocs \cup {"locked_t3", "next_t3"}
+MCHomeOf3 == [l \in MCLocs3 |-> CASE l = "tail" -> "H" [] l = "d" -> "D"
+                                   [] l \in {"locked_t1", "next_t1"} -> "N1"
+                                   [] l \in {"locked_t2", "next_t2"} -> "N2" [] OTHER -> "N3"]
+MCInitMem3 == [l \in MCLocs3 |-> 0]
 =============================================================================

@@ -26,9 +26,13 @@
 (* the last two in MCReadWriteLockFull.cfg (profile spec-full).           *)
 (*                                                                         *)
 (* How to break it: MCReadWriteLockUnsafe.cfg puts the writer on the home *)
-(* node and releases with a CPU load and store of the state word (R14):    *)
-(* the store lands inside a reader's FETCH_ADD window or erases it, and    *)
-(* Exclusion fails.                                                        *)
+(* node and lets it change the state word with CPU locked atomics instead  *)
+(* of remote ones (CpuAtomics: LOCK XADD to announce and to release, LOCK  *)
+(* CMPXCHG to acquire; each one indivisible step on memory). Under         *)
+(* ATOMIC_CAP = "HCA" they land inside a reader's FETCH_ADD window and the *)
+(* reader's write phase erases them (R14): Exclusion fails. Under "GLOB"   *)
+(* (MCReadWriteLockGlob.cfg) remote atomics are atomic against the CPU     *)
+(* too (R15) and Exclusion holds: the failure is R14's and nothing else.   *)
 (***************************************************************************)
 EXTENDS BlockingVerbs, FiniteSets
 
@@ -40,11 +44,11 @@ CONSTANTS
     Home,       \* the node of the state word
     DataNode,   \* the node of the word d written in critical sections
     Ordered,    \* TRUE: the writer's unlock() flushes; FALSE: unlockWeak()
-    CpuRelease  \* TRUE: a writer on Home releases with a CPU load and store (unsafe)
+    CpuAtomics  \* TRUE: a writer on Home uses CPU locked atomics on the state word (unsafe under HCA)
 
 VARIABLES
     pc,         \* pc[t]: reader "idle", "rfaa", "rback", "rspin", "rread", "rrel";
-                \*        writer "idle", "wann", "wspin", "wcas", "wread", "wflush", "wrel"
+                \*        writer "idle", "wann", "wspin", "wcas", "wread", "wflush", "wrel", "wcpu"
     saw,        \* saw[t]: the state word a writer's CAS expects
     pub,        \* ghost: the value of the last critical-section WRITE of d
     stale       \* ghost: some critical-section READ of d returned a value other than pub
@@ -55,6 +59,7 @@ protoVars == <<pc, saw, pub, stale>>
 ASSUME /\ Readers \cup Writers = Threads /\ Readers \cap Writers = {}
        /\ DataNode # Home /\ Cardinality(Readers) < WriterBit /\ WaitUnit = 2 * WriterBit
        /\ \A t \in Threads : NodeOf[t] # DataNode
+       /\ CpuAtomics => \A w \in Writers : NodeOf[w] = Home
 
 ReaderCount(s) == s % WriterBit
 WriterActive(s) == (s \div WriterBit) % 2 = 1
@@ -116,9 +121,26 @@ Reader(t) == RStart(t) \/ RFaaDone(t) \/ RBackDone(t) \/ RSpin(t) \/ RReadDone(t
 (* Writer.                                                                 *)
 (***************************************************************************)
 WStart(t) ==
-    /\ t \in Writers /\ pc[t] = "idle" /\ CanPost(t)
+    /\ t \in Writers /\ pc[t] = "idle" /\ CanPost(t) /\ ~CpuAtomics
     /\ SetOp(t, FaaOp("state", WaitUnit)) /\ Go(t, "wann")
     /\ UNCHANGED <<mem, sb, pend, saw, pub, stale>>
+
+(* CpuAtomics: the home writer's LOCK XADD(state, +WaitUnit) (one step on   *)
+(* memory, with an empty store buffer, R1), then LOCK CMPXCHG(state, s ->   *)
+(* s - WaitUnit + WriterBit) once a CPU load sees no reader and no active   *)
+(* writer. The load and the CMPXCHG are one step here: a CMPXCHG that some  *)
+(* other change beats fails and loads again, which is a stutter.            *)
+WCpuStart(t) ==
+    /\ t \in Writers /\ pc[t] = "idle" /\ CanPost(t) /\ CpuAtomics
+    /\ mem' = [mem EXCEPT !["state"] = (@ + WaitUnit) % WordMod]
+    /\ Go(t, "wcpu")
+    /\ UNCHANGED <<sb, pend, op, saw, pub, stale>>
+WCpuAcquire(t) ==
+    LET s == mem["state"] IN
+    /\ pc[t] = "wcpu" /\ CanPost(t) /\ ReaderCount(s) = 0 /\ ~WriterActive(s)
+    /\ mem' = [mem EXCEPT !["state"] = (s - WaitUnit + WriterBit) % WordMod]
+    /\ SetOp(t, GetOp("d")) /\ Go(t, "wread")
+    /\ UNCHANGED <<sb, pend, saw, pub, stale>>
 
 WAnnounced(t) ==
     /\ pc[t] = "wann" /\ Completed(t)
@@ -141,12 +163,12 @@ WCasDone(t) ==
        ELSE SetOp(t, GetOp("state")) /\ Go(t, "wspin")
     /\ UNCHANGED <<mem, sb, pend, saw, pub, stale>>
 
-(* Release: an FETCH_ADD of -WriterBit, or (unsafe) a CPU read-modify-write. *)
+(* Release: a FETCH_ADD of -WriterBit, or (CpuAtomics) a LOCK XADD.          *)
 WRelease(t) ==
-    IF CpuRelease
-    THEN SetOp(t, NoOp) /\ CpuStore(t, "state", (CpuLoad(t, "state") + Neg(WriterBit)) % WordMod)
+    IF CpuAtomics
+    THEN SetOp(t, NoOp) /\ mem' = [mem EXCEPT !["state"] = (@ + Neg(WriterBit)) % WordMod]
          /\ Go(t, "idle")
-    ELSE SetOp(t, FaaOp("state", Neg(WriterBit))) /\ Go(t, "wrel") /\ UNCHANGED sb
+    ELSE SetOp(t, FaaOp("state", Neg(WriterBit))) /\ Go(t, "wrel") /\ UNCHANGED mem
 
 WReadDone(t) ==
     LET v == 1 - Result(t) IN
@@ -155,14 +177,14 @@ WReadDone(t) ==
     /\ pub' = v
     /\ PostPut(t, "d", v)
     /\ IF Ordered
-       THEN SetOp(t, GetOp("d")) /\ Go(t, "wflush") /\ UNCHANGED sb
+       THEN SetOp(t, GetOp("d")) /\ Go(t, "wflush") /\ UNCHANGED mem
        ELSE WRelease(t)
-    /\ UNCHANGED <<mem, saw>>
+    /\ UNCHANGED <<sb, saw>>
 
 WFlushDone(t) ==
     /\ pc[t] = "wflush" /\ Completed(t)
     /\ WRelease(t)
-    /\ UNCHANGED <<mem, pend, saw, pub, stale>>
+    /\ UNCHANGED <<sb, pend, saw, pub, stale>>
 
 WRelDone(t) ==
     /\ pc[t] = "wrel" /\ Completed(t)
@@ -170,7 +192,7 @@ WRelDone(t) ==
     /\ UNCHANGED <<mem, sb, pend, saw, pub, stale>>
 
 Writer(t) == WStart(t) \/ WAnnounced(t) \/ WSpin(t) \/ WCasDone(t) \/ WReadDone(t) \/ WFlushDone(t)
-             \/ WRelDone(t)
+             \/ WRelDone(t) \/ WCpuStart(t) \/ WCpuAcquire(t)
 
 Thread(t) == IF t \in Readers THEN Reader(t) ELSE Writer(t)
 
@@ -195,7 +217,7 @@ Exclusion ==
 
 Publication == ~stale
 
-WriterWaiting(t) == pc[t] \in {"wann", "wspin", "wcas"}
+WriterWaiting(t) == pc[t] \in {"wann", "wspin", "wcas", "wcpu"}
 WriterStarvationFreedom == \A w \in Writers : WriterWaiting(w) ~> WriterIn(w)
 DeadlockFreedom ==
     (\E t \in Threads : pc[t] # "idle") ~> (\E t \in Threads : ReaderIn(t) \/ WriterIn(t))

@@ -16,34 +16,43 @@
 (* Tickets wrap modulo WordMod (> number of threads), like 64-bit words.   *)
 (* tryLock()/lock(timeout) (READ both words, CAS next) are not modelled.   *)
 (*                                                                         *)
-(* Checked (MCTicketLock.cfg): TypeOK, NoTornAtomicWord, MutualExclusion,  *)
-(* Publication (LK1 forbidden), FifoOrder (once t holds a ticket, nobody   *)
-(* who took a later ticket enters before it), no TLC deadlock,             *)
-(* StarvationFreedom (liveness: every thread that took a ticket enters).   *)
+(* Checked (MCTicketLock.cfg, 2 threads; MCTicketLock3.cfg, 3 threads):   *)
+(* TypeOK, NoTornAtomicWord, MutualExclusion, Publication (LK1 forbidden), *)
+(* UniqueTickets (no two threads hold the same ticket, even modulo        *)
+(* WordMod), FifoOrder (the holder has the oldest outstanding ticket: the  *)
+(* ghost line lists the threads holding a drawn ticket in the order their  *)
+(* FETCH_ADDs read next, and only its head may be in the critical          *)
+(* section), no TLC deadlock, StarvationFreedom and DeadlockFreedom        *)
+(* (liveness; for 3 threads in MCTicketLock3Full.cfg, profile spec-full).  *)
 (*                                                                         *)
 (* How to break it: MCTicketLockUnsafe.cfg releases with unlockWeak and    *)
 (* still asserts Publication: TLC shows the CS WRITE of d still in flight  *)
-(* when the next holder READs d (LK1).                                     *)
+(* when the next holder READs d (LK1). MCTicketLockSkip.cfg (3 threads)    *)
+(* releases with serving := ticket + 2 (SkipTicket): the third in line     *)
+(* enters while the second still waits, and FifoOrder fails.               *)
 (***************************************************************************)
 EXTENDS BlockingVerbs, FiniteSets
 
 CONSTANTS
     Home,       \* the node of the words next and serving
     DataNode,   \* the node of the word d written in critical sections
-    Ordered     \* TRUE: unlock(); FALSE: unlockWeak()
+    Ordered,    \* TRUE: unlock(); FALSE: unlockWeak()
+    SkipTicket  \* TRUE (a broken release): WRITE serving := ticket + 2
 
 VARIABLES
     pc,         \* pc[t]: "idle", "faa", "spin", "read", "flush"
     ticket,     \* ticket[t]: the ticket thread t drew
     pub,        \* ghost: the value of the last critical-section WRITE of d
-    stale       \* ghost: some critical-section READ of d returned a value other than pub
+    stale,      \* ghost: some critical-section READ of d returned a value other than pub
+    line        \* ghost: the threads holding a drawn ticket, in the order their FETCH_ADDs read next
 
-vars == <<nicVars, pc, ticket, pub, stale>>
+vars == <<nicVars, pc, ticket, pub, stale, line>>
 protoVars == <<pc, ticket, pub, stale>>
 
 ASSUME /\ DataNode # Home
        /\ \A t \in Threads : NodeOf[t] \notin {Home, DataNode}
        /\ WordMod > Cardinality(Threads)
+       /\ SkipTicket \in BOOLEAN
 
 Init ==
     /\ NicInit
@@ -51,6 +60,7 @@ Init ==
     /\ ticket = [t \in Threads |-> 0]
     /\ pub = InitMem["d"]
     /\ stale = FALSE
+    /\ line = <<>>
 
 Go(t, l) == pc' = [pc EXCEPT ![t] = l]
 SetOp(t, o) == op' = [op EXCEPT ![t] = o]
@@ -75,7 +85,9 @@ Spin(t) ==
        ELSE SetOp(t, GetOp("serving")) /\ Go(t, "spin")
     /\ UNCHANGED <<mem, sb, pend, ticket, pub, stale>>
 
-Next1(t) == (ticket[t] + 1) % WordMod
+Next1(t) == (ticket[t] + IF SkipTicket THEN 2 ELSE 1) % WordMod
+(* Posting the release: t leaves the line.                                  *)
+Leave(t) == line' = SelectSeq(line, LAMBDA u : u # t)
 
 ReadDone(t) ==
     LET v == 1 - Result(t) IN
@@ -85,16 +97,23 @@ ReadDone(t) ==
     /\ IF Ordered
        THEN PostPut(t, "d", v) /\ SetOp(t, GetOp("d")) /\ Go(t, "flush")
        ELSE PostPut2(t, "d", v, "serving", Next1(t)) /\ SetOp(t, NoOp) /\ Go(t, "idle")
+    /\ IF Ordered THEN UNCHANGED line ELSE Leave(t)
     /\ UNCHANGED <<mem, sb, ticket>>
 
 FlushDone(t) ==
     /\ pc[t] = "flush" /\ Completed(t)
-    /\ SetOp(t, NoOp) /\ PostPut(t, "serving", Next1(t)) /\ Go(t, "idle")
+    /\ SetOp(t, NoOp) /\ PostPut(t, "serving", Next1(t)) /\ Go(t, "idle") /\ Leave(t)
     /\ UNCHANGED <<mem, sb, ticket, pub, stale>>
 
-Thread(t) == TakeTicket(t) \/ Drawn(t) \/ Spin(t) \/ ReadDone(t) \/ FlushDone(t)
+Thread(t) == ((TakeTicket(t) \/ Drawn(t) \/ Spin(t)) /\ UNCHANGED line) \/ ReadDone(t) \/ FlushDone(t)
 
-Next == (\E t \in Threads : Thread(t)) \/ (NicStep /\ UNCHANGED protoVars)
+(* The FETCH_ADD of t reads next in this NIC step (its read phase): t joins  *)
+(* the line. rao orders the read phases, so the line is in ticket order.    *)
+DrawsNow(t) == op[t].kind = "faa" /\ op[t].loc = "next" /\ op[t].st = "posted" /\ op'[t].st # "posted"
+Draw == line' = IF \E t \in Threads : DrawsNow(t)
+                THEN Append(line, CHOOSE t \in Threads : DrawsNow(t)) ELSE line
+
+Next == (\E t \in Threads : Thread(t)) \/ (NicStep /\ UNCHANGED protoVars /\ Draw)
 
 Spec == Init /\ [][Next]_vars /\ NicFairness /\ \A t \in Threads : WF_vars(Thread(t))
 
@@ -110,11 +129,14 @@ Publication == ~stale
 
 HasTicket(t) == pc[t] = "spin" \/ (pc[t] = "faa" /\ Completed(t))
 TicketOf(t) == IF pc[t] = "faa" THEN Result(t) ELSE ticket[t]
-(* FIFO needs distinct tickets: no two threads that drew a ticket hold the  *)
-(* same one (the FETCH_ADDs are serialised by rao, even modulo WordMod).    *)
-FifoOrder ==
+(* No two threads that drew a ticket hold the same one (the FETCH_ADDs are  *)
+(* serialised by rao, even modulo WordMod).                                 *)
+UniqueTickets ==
     \A t, u \in Threads :
         t # u /\ HasTicket(t) /\ HasTicket(u) => TicketOf(t) # TicketOf(u)
+(* FIFO: whoever is in the critical section has the oldest outstanding      *)
+(* ticket, so nobody enters while a thread that drew before it still waits. *)
+FifoOrder == \A t \in Threads : InCS(t) => line # <<>> /\ Head(line) = t
 
 Waiting(t) == pc[t] \in {"faa", "spin"}
 StarvationFreedom == \A t \in Threads : Waiting(t) ~> InCS(t)

@@ -58,7 +58,7 @@ public final class FencedRegister {
      * @return the handle
      */
     public static FencedRegister attach(Endpoint endpoint, RemoteAddress word) {
-        return new FencedRegister(Objects.requireNonNull(endpoint, "endpoint"), LockSupport.aligned(word, "register"));
+        return new FencedRegister(Objects.requireNonNull(endpoint, "endpoint"), AbstractRemoteLock.aligned(word, "register"));
     }
 
     /**

@@ -5,6 +5,8 @@ import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.UnsettledRequest;
+import dev.remora.verbs.VerbsTimeoutException;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +42,7 @@ import java.util.concurrent.TimeUnit;
  *   <caption>Verbs per operation (uncontended)</caption>
  *   <tr><th>operation</th><th>verbs</th><th>round trips</th></tr>
  *   <tr><td>{@link #lock()}, {@link #tryLock()}</td><td>CAS(tail: 0 → me)</td><td>1</td></tr>
- *   <tr><td>{@link #unlock()} with no successor</td><td>flush READs, CAS(tail: me → 0)</td><td>1 (+1 per other node
- *       written)</td></tr>
+ *   <tr><td>{@link #unlock()} with no successor</td><td>flush READs, CAS(tail: me → 0)</td><td>1 (+1 per node written)</td></tr>
  *   <tr><td>{@link #unlock()} with a successor</td><td>flush READs, WRITE successor.locked = 0</td><td>1 (+ flushes)
  *       </td></tr>
  *   <tr><td>contended {@link #lock()}</td><td>CAS loop on tail, READ of the predecessor's slot (cached), WRITE
@@ -52,12 +53,29 @@ import java.util.concurrent.TimeUnit;
  * ordered after the poster's CPU stores (R2), so the predecessor's WRITE of {@code locked = 0} cannot be overwritten
  * by a late initialisation. The slot is written before the first CAS on the tail, on the same queue pair, so the CAS
  * executes after the slot WRITE is placed (R7) and anyone who sees this handle's index can read its slot. Handover
- * WRITEs go to the successor's node: an ordered release flushes the critical section's WRITEs to every other node
- * first (R7), and the handover WRITE itself follows WRITEs to the successor's node on the same queue pair (R6). The
+ * WRITEs go to the successor's node: an ordered release first flushes the critical section's WRITEs to every node
+ * they went to, the successor's and the home's included (R7), so that a release or handover posted again on a new
+ * queue pair after an error cannot overtake one (R10). The
  * tail word is changed only by remote CAS; queue-node words are written by one remote writer each and read by their
  * owner's CPU, so no CPU store races a remote atomic (R14).
+ *
+ * <p><b>Timeouts, errors, crashes.</b>
+ * <ul>
+ *   <li>A tail CAS whose completion comes late is settled by the handle's next call, never guessed: if it queued the
+ *       handle, the handle goes on from there (it links behind the predecessor it learns from the CAS's result),
+ *       instead of queueing its node a second time behind itself. A blocking {@link #lock()} that throws after the
+ *       handle queued keeps its place: the next {@code lock()} waits in it.</li>
+ *   <li>{@link #unlock()} waits for a successor that has swapped the tail but not linked yet only within the
+ *       endpoint's wait budget; then it throws {@link VerbsTimeoutException} and the handle still holds the lock
+ *       (call {@code unlock()} again). A failed flush or handover leaves the lock held too: nothing is released
+ *       before it certainly happened.</li>
+ *   <li><b>Not tolerated</b>: a tail CAS whose queue pair failed (whether the node is queued is unknown: the handle
+ *       refuses further use), a crashed holder, and a crashed waiter (the holder cannot hand over to it, and its
+ *       successors wait behind it). Recovery: once the operator knows the queued clients are gone,
+ *       {@link #reset(Endpoint, RemoteAddress)} frees the tail. Use {@link LeaseLock} where clients may crash.</li>
+ * </ul>
  */
-public final class McsLock implements RemoteLock {
+public final class McsLock extends AbstractRemoteLock {
     /** Offset of the tail word. */
     public static final int TAIL_OFFSET = 0;
     /** Offset of slot 0. */
@@ -71,18 +89,27 @@ public final class McsLock implements RemoteLock {
     /** Bytes of a queue node. */
     public static final int QNODE_LENGTH = 16;
 
-    private final Endpoint endpoint;
     private final RemoteAddress base;
     private final RemoteAddress tail;
     private final int capacity;
     private final long me;
     private final MemoryRegion qnode;
     private final RemoteAddress[] qnodes;
-    private final Backoff backoff = new Backoff(1, 1 << 8);
-    private boolean held;
+    /** The slot WRITEs and the first tail CAS must share a queue pair (R7): the epoch the slot was written in. */
+    private long slotEpoch;
+    private boolean slotWritten;
+    /** A tail CAS whose completion has not come, and the value it expected. */
+    private UnsettledRequest pendingCas;
+    private long pendingExpected;
+    /** Queued (the tail CAS succeeded) but not yet holding: the predecessor, 0 if none, and whether we linked. */
+    private boolean queued;
+    private long predecessor;
+    private boolean linked;
+    /** A tail CAS of this handle had an unknown outcome: its queue position is unknown, the handle is unusable. */
+    private boolean positionUnknown;
 
     private McsLock(Endpoint endpoint, RemoteAddress base, int capacity, int index) {
-        this.endpoint = endpoint;
+        super(endpoint, base, new Backoff(1, 1 << 8));
         this.base = base;
         this.tail = base.plus(TAIL_OFFSET);
         this.capacity = capacity;
@@ -90,12 +117,22 @@ public final class McsLock implements RemoteLock {
         this.qnodes = new RemoteAddress[capacity];
         this.qnode = endpoint.node().allocate(QNODE_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE
             | Access.REMOTE_READ);
-        RemoteAddress mine = qnode.remote(0);
-        qnodes[index] = mine;
-        // Publish this handle's queue node in its slot (read by a successor or predecessor that learns our index).
-        RemoteAddress slot = base.plus(SLOTS_OFFSET + (long) SLOT_LENGTH * index);
+        qnodes[index] = qnode.remote(0);
+        try {
+            writeSlot();
+        } catch (dev.remora.verbs.RemoteAccessException | VerbsTimeoutException e) {
+            slotWritten = false; // written again before the first tail CAS (casTail)
+        }
+    }
+
+    /** Publishes this handle's queue node in its slot (read by a successor or predecessor that learns our index). */
+    private void writeSlot() {
+        RemoteAddress mine = qnodes[(int) me - 1];
+        RemoteAddress slot = base.plus(SLOTS_OFFSET + (long) SLOT_LENGTH * (me - 1));
         endpoint.writeLong(slot, ((long) mine.nodeId() << 32) | (mine.rkey() & 0xFFFF_FFFFL), false);
         endpoint.writeLong(slot.plus(8), mine.address(), false);
+        slotEpoch = endpoint.queuePairEpoch(tail.nodeId());
+        slotWritten = true;
     }
 
     /**
@@ -136,7 +173,7 @@ public final class McsLock implements RemoteLock {
         if (index < 0 || index >= capacity) {
             throw new IllegalArgumentException("index " + index + " outside 0.." + (capacity - 1));
         }
-        return new McsLock(endpoint, LockSupport.aligned(base, "lock"), capacity, index);
+        return new McsLock(endpoint, aligned(base, "lock"), capacity, index);
     }
 
     private RemoteAddress qnodeOf(long id) {
@@ -155,92 +192,203 @@ public final class McsLock implements RemoteLock {
         return a;
     }
 
-    @Override
-    public void lock() {
-        checkNotHeld();
-        // Initialise our queue node before publishing it (R2 orders these stores before the CAS below).
-        qnode.putLong(QNODE_LOCKED_OFFSET, 1);
-        qnode.putLong(QNODE_NEXT_OFFSET, 0);
-        long expected = 0;
-        long prev;
-        while ((prev = endpoint.cas(tail, expected, me)) != expected) {
-            expected = prev; // a swap built from CAS: retry with the tail we saw
+    private void checkUsable() {
+        if (positionUnknown) {
+            throw new IllegalStateException("a tail CAS of this handle had an unknown outcome (its queue pair failed): "
+                + "whether its queue node is in the queue is unknown, so the handle cannot queue again; see reset()");
         }
-        if (prev != 0) {
-            // Link behind the predecessor, then wait on our own memory for its handover WRITE.
-            endpoint.writeLong(qnodeOf(prev).plus(QNODE_NEXT_OFFSET), me, false);
-            backoff.reset();
-            while (qnode.getLong(QNODE_LOCKED_OFFSET) != 0) {
-                backoff.pause();
+    }
+
+    /**
+     * One tail CAS, its late outcome kept. Before the first CAS after the slot WRITEs the slot must be placed: the CAS
+     * follows it on the same queue pair (R7), unless the queue pair was replaced since, when the slot is rewritten.
+     */
+    private long casTail(long expected, long desired) {
+        if (!slotWritten || endpoint.queuePairEpoch(tail.nodeId()) != slotEpoch) {
+            writeSlot(); // the queue pair that carried the slot WRITEs was replaced: R7 no longer orders them
+        }
+        try {
+            return endpoint.cas(tail, expected, desired);
+        } catch (VerbsTimeoutException e) {
+            if (e.request() != null) {
+                pendingCas = e.request();
+                pendingExpected = expected;
             }
+            throw e;
+        } catch (dev.remora.verbs.RemoteAccessException e) {
+            positionUnknown |= e.isIndeterminate();
+            throw e;
         }
-        held = true;
+    }
+
+    /**
+     * Settles an earlier tail CAS.
+     *
+     * @return its old value if it succeeded, else -1 (refused: no effect)
+     */
+    private long settleCas() {
+        UnsettledRequest u = pendingCas;
+        if (!u.settle(endpoint.waitBudgetNs())) {
+            throw new VerbsTimeoutException("an earlier tail CAS at " + tail + " is still unsettled", u);
+        }
+        pendingCas = null;
+        if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
+            positionUnknown = true;
+            checkUsable();
+        }
+        return u.outcome() == UnsettledRequest.Outcome.SUCCEEDED ? u.value() : -1;
     }
 
     @Override
-    public LockResult tryLock() {
-        checkNotHeld();
+    protected void acquire() {
+        checkUsable();
+        if (!queued) {
+            long expected;
+            long prev;
+            if (pendingCas != null) {
+                expected = pendingExpected;
+                prev = settleCas();
+                if (prev == -1) {
+                    prev = casTail(expected, me); // refused, no effect: the same CAS again
+                }
+            } else {
+                // Initialise our queue node before publishing it (R2 orders these stores before the CAS below).
+                qnode.putLong(QNODE_LOCKED_OFFSET, 1);
+                qnode.putLong(QNODE_NEXT_OFFSET, 0);
+                expected = 0;
+                prev = casTail(expected, me);
+            }
+            while (prev != expected) {
+                expected = prev; // a swap built from CAS: retry with the tail we saw
+                prev = casTail(expected, me);
+            }
+            queued = true;
+            predecessor = prev;
+            linked = prev == 0;
+        }
+        if (!linked) {
+            // Link behind the predecessor, then wait on our own memory for its handover WRITE.
+            endpoint.writeLong(qnodeOf(predecessor).plus(QNODE_NEXT_OFFSET), me, false);
+            linked = true;
+        }
+        Backoff backoff = backoff();
+        backoff.reset();
+        while (predecessor != 0 && qnode.getLong(QNODE_LOCKED_OFFSET) != 0) {
+            backoff.pause();
+        }
+        queued = false;
+    }
+
+    @Override
+    protected LockResult attempt() {
+        checkUsable();
+        if (queued) {
+            // Queued by an earlier lock() that did not finish: holding once the predecessor hands over.
+            if (!linked) {
+                endpoint.writeLong(qnodeOf(predecessor).plus(QNODE_NEXT_OFFSET), me, false);
+                linked = true;
+            }
+            if (predecessor == 0 || qnode.getLong(QNODE_LOCKED_OFFSET) == 0) {
+                queued = false;
+                return LockResult.ACQUIRED;
+            }
+            return LockResult.CONTENDED;
+        }
+        if (pendingCas != null) {
+            long expected = pendingExpected;
+            long old = settleCas();
+            if (old == expected) {
+                if (expected == 0) {
+                    return LockResult.ACQUIRED; // the late CAS took the free lock
+                }
+                queued = true; // a late CAS of an interrupted lock() queued us
+                predecessor = old;
+                linked = false;
+                return attempt();
+            }
+        }
         qnode.putLong(QNODE_LOCKED_OFFSET, 1);
         qnode.putLong(QNODE_NEXT_OFFSET, 0);
-        if (endpoint.cas(tail, 0, me) == 0) {
-            held = true;
+        if (casTail(0, me) == 0) {
             return LockResult.ACQUIRED;
         }
         return LockResult.CONTENDED;
     }
 
     @Override
-    public LockResult lock(long timeout, TimeUnit unit) {
-        return LockSupport.retryUntil(endpoint, backoff, this::tryLock, unit.toNanos(timeout));
+    protected boolean releasePublishes() {
+        return false; // what to flush depends on whether there is a successor: release() flushes
     }
 
     @Override
-    public void unlock() {
-        release(true);
-    }
-
-    @Override
-    public void unlockWeak() {
-        release(false);
-    }
-
-    private void release(boolean ordered) {
-        if (!held) {
-            throw new IllegalStateException("unlock by a handle that does not hold the lock");
-        }
-        held = false;
+    protected void release() {
         long successor = qnode.getLong(QNODE_NEXT_OFFSET);
         if (successor == 0) {
-            if (ordered) {
-                LockSupport.flushCriticalSection(endpoint, tail);
+            if (isOrderedRelease()) {
+                endpoint.flush(-1); // every queue pair that carried a WRITE of the critical section (R7)
             }
             // Nobody queued: free the tail (the next acquirer's CAS follows this one: rao).
-            if (endpoint.cas(tail, me, 0) == me) {
-                return;
+            long old = casTail(me, 0);
+            if (old == me || old == 0) {
+                return; // freed (0: an operator reset the queue while we held the lock)
             }
-            // Someone swapped the tail but has not linked yet: wait for its WRITE of our next word.
+            // Someone swapped the tail but has not linked yet: wait for its WRITE of our next word, within the budget.
+            long start = endpoint.nanoTime();
+            long budget = endpoint.waitBudgetNs();
+            Backoff backoff = backoff();
             backoff.reset();
             while ((successor = qnode.getLong(QNODE_NEXT_OFFSET)) == 0) {
+                if (endpoint.nanoTime() - start >= budget) {
+                    throw new VerbsTimeoutException("the successor queued at " + tail + " has not linked within "
+                        + budget + " ns (crashed?); this handle still holds the lock");
+                }
                 backoff.pause();
             }
         }
         RemoteAddress succ = qnodeOf(successor);
-        if (ordered) {
-            // Placed before the handover: WRITEs to every node but the successor's (those precede the handover WRITE
-            // on the same queue pair, R6).
-            endpoint.flush(succ.nodeId());
+        if (isOrderedRelease()) {
+            // Placed before the handover: every WRITE of the critical section, the successor's node included, so that
+            // a handover posted again on a new queue pair after an error cannot overtake one (R7, R10).
+            endpoint.flush(-1);
         }
         endpoint.writeLong(succ.plus(QNODE_LOCKED_OFFSET), 0, false);
     }
 
-    private void checkNotHeld() {
-        if (held) {
-            throw new IllegalStateException("this handle already holds the lock");
+    @Override
+    protected void closeHandle() {
+        if (pendingCas != null) {
+            long expected = pendingExpected;
+            try {
+                if (settleCas() == expected && expected == 0) {
+                    casTail(me, 0); // a late CAS took the free lock after the handle gave up: give it back
+                }
+            } catch (IllegalStateException e) {
+                // the outcome is unknown: nothing can be undone
+            }
         }
+        qnode.deregister();
     }
 
-    @Override
-    public boolean isHeld() {
-        return held;
+    /** @return whether a tail CAS of this handle had an unknown outcome (the handle can no longer queue) */
+    public boolean isPositionUnknown() {
+        return positionUnknown;
+    }
+
+    /**
+     * Operator recovery for a lock stalled by a crashed holder or waiter: frees the tail. Only call it once every
+     * client in the queue is known to be gone: a live holder or waiter would lose mutual exclusion or wait for ever.
+     *
+     * @param endpoint any endpoint
+     * @param base the lock's base address
+     * @return the tail replaced
+     */
+    public static long reset(Endpoint endpoint, RemoteAddress base) {
+        RemoteAddress t = aligned(base, "lock").plus(TAIL_OFFSET);
+        while (true) {
+            long current = endpoint.readLong(t);
+            if (endpoint.cas(t, current, 0) == current) {
+                return current;
+            }
+        }
     }
 }

@@ -3,22 +3,20 @@ package dev.remora.locks;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAccessException;
 import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.UnsettledRequest;
+import dev.remora.verbs.VerbsTimeoutException;
 
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import static dev.remora.locks.ReadWriteLockDescriptor.READER;
+import static dev.remora.locks.ReadWriteLockDescriptor.READERS_MASK;
+import static dev.remora.locks.ReadWriteLockDescriptor.WAITING;
+import static dev.remora.locks.ReadWriteLockDescriptor.WRITER;
 
 /**
  * A readers-writer lock on one remote word: many readers or one writer; writers are not starved by readers (a
- * writer announces itself and new readers wait until it is through).
- *
- * <pre>
- *   63   62                         33  32  31                              0
- *  +----+-----------------------------+---+--------------------------------+
- *  | 0  |  waiting writers             | W |  active readers                |  offset 0
- *  +----+-----------------------------+---+--------------------------------+
- *   W = a writer holds the lock; changed only by remote FETCH_ADD and CAS (R14)
- * </pre>
+ * writer announces itself and new readers wait until it is through). The layout is in
+ * {@link ReadWriteLockDescriptor}.
  *
  * <table>
  *   <caption>Verbs per operation (uncontended)</caption>
@@ -27,33 +25,51 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>read unlock</td><td>FETCH_ADD(-1 reader)</td><td>1</td></tr>
  *   <tr><td>write lock</td><td>FETCH_ADD(+1 waiting), CAS(→ W, -1 waiting)</td><td>2</td></tr>
  *   <tr><td>write tryLock, contended</td><td>FETCH_ADD(+1 waiting), FETCH_ADD(-1 waiting)</td><td>2</td></tr>
- *   <tr><td>write unlock</td><td>flush READs, FETCH_ADD(-W)</td><td>1 (+1 per other node written)</td></tr>
+ *   <tr><td>write unlock</td><td>flush READs, FETCH_ADD(-W)</td><td>1 (+1 per node written)</td></tr>
  * </table>
  *
  * <p>Readers see the writer's critical section: its WRITEs to the home precede the releasing FETCH_ADD on the same
  * queue pair (R7: an atomic executes after earlier WRITEs are placed), and its WRITEs elsewhere are flushed first.
  * Readers must not write. Handles are per thread: {@link #readLock()} and {@link #writeLock()} return views.
+ *
+ * <p><b>Timeouts, errors, crashes.</b>
+ * <ul>
+ *   <li>A FETCH_ADD or CAS whose completion comes late is settled before the handle does anything else (its next
+ *       call on either view, or {@link #close()}): a late reader registration that found no writer makes the next
+ *       read attempt return {@link LockResult#ACQUIRED}; one that found a writer is undone; a writer's late
+ *       announcement is withdrawn unless the handle is acquiring the write lock; a timed write acquire that gives up
+ *       withdraws its announcement. A timeout never leaks a count.</li>
+ *   <li><b>Not tolerated</b>: a FETCH_ADD whose queue pair failed (its effect unknown): the handle never repeats or
+ *       compensates it, since a second decrement would undo another reader's registration and break exclusion, so
+ *       a count may stay one too high and block writers (or readers); a crashed reader, a crashed writer, and a
+ *       crashed writer that had announced itself block the other side for ever. Recovery: once the operator knows
+ *       the clients involved are gone, {@link #reset(Endpoint, RemoteAddress, long)} sets the word to what the live
+ *       clients hold. Use {@link LeaseLock} where clients may crash.</li>
+ * </ul>
  */
-public final class RemoteReadWriteLock {
-    /** One reader. */
-    static final long READER = 1;
-    /** The writer-active bit. */
-    static final long WRITER = 1L << 32;
-    /** One waiting writer. */
-    static final long WAITING = 1L << 33;
-    private static final long READERS_MASK = WRITER - 1;
+public final class RemoteReadWriteLock implements AutoCloseable {
+    /** What an unsettled FETCH_ADD was for. */
+    private enum Purpose { READ_ACQUIRE, READ_UNDO, READ_RELEASE, ANNOUNCE, WITHDRAW, WRITE_RELEASE }
 
     private final Endpoint endpoint;
     private final RemoteAddress word;
-    private final Backoff backoff = new Backoff(1, 1 << 8);
-    private final RemoteLock read = new ReadView();
-    private final RemoteLock write = new WriteView();
-    private boolean reading;
-    private boolean writing;
+    private final ReadView read;
+    private final WriteView write;
+    /** This handle's writer is counted among the waiting writers. */
+    private boolean announced;
+    /** The write view is inside an acquire (its announcement must stay). */
+    private boolean acquiringWrite;
+    /** The one FETCH_ADD whose completion has not come (every operation settles it first), and what it was for. */
+    private UnsettledRequest pending;
+    private Purpose pendingPurpose;
+    /** How many of this handle's atomics had an unknown outcome (each may leave a count wrong for ever). */
+    private int indeterminate;
 
     private RemoteReadWriteLock(Endpoint endpoint, RemoteAddress word) {
         this.endpoint = endpoint;
         this.word = word;
+        this.read = new ReadView(endpoint, word);
+        this.write = new WriteView(endpoint, word);
     }
 
     /**
@@ -63,7 +79,7 @@ public final class RemoteReadWriteLock {
      * @return its word
      */
     public static RemoteAddress create(Node home) {
-        return home.allocate(8, Access.ALL).remote(0);
+        return home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL).remote(0);
     }
 
     /**
@@ -74,7 +90,8 @@ public final class RemoteReadWriteLock {
      * @return the handle
      */
     public static RemoteReadWriteLock attach(Endpoint endpoint, RemoteAddress word) {
-        return new RemoteReadWriteLock(Objects.requireNonNull(endpoint, "endpoint"), LockSupport.aligned(word, "lock"));
+        return new RemoteReadWriteLock(java.util.Objects.requireNonNull(endpoint, "endpoint"),
+            AbstractRemoteLock.aligned(word, "lock"));
     }
 
     /** @return the shared (reader) side */
@@ -87,148 +104,252 @@ public final class RemoteReadWriteLock {
         return write;
     }
 
+    /** @return how many of this handle's atomics had an unknown outcome: each may leave a count wrong for ever */
+    public int indeterminateOutcomes() {
+        return indeterminate;
+    }
+
+    /**
+     * Settles what the handle left unsettled, withdraws an announced writer, and closes both views. Idempotent.
+     *
+     * @throws IllegalStateException if either side is held
+     */
+    @Override
+    public void close() {
+        read.close();
+        write.close();
+    }
+
+    /**
+     * Operator recovery after a client crashed or an atomic's outcome was unknown: sets the word to {@code value}
+     * (what the live clients hold: 0 when none does) if it is still what was read just before. Only call it once the
+     * clients whose counts are in the word are known to be gone.
+     *
+     * @param endpoint any endpoint
+     * @param word the lock word
+     * @param value the word's correct value
+     * @return the value replaced
+     */
+    public static long reset(Endpoint endpoint, RemoteAddress word, long value) {
+        RemoteAddress w = AbstractRemoteLock.aligned(word, "lock");
+        while (true) {
+            long current = endpoint.readLong(w);
+            if (endpoint.cas(w, current, value) == current) {
+                return current;
+            }
+        }
+    }
+
     private void checkFree() {
-        if (reading || writing) {
+        if (read.isHeld() || write.isHeld()) {
             throw new IllegalStateException("this handle already holds the lock");
         }
     }
 
-    private LockResult retryUntil(java.util.function.Supplier<LockResult> attempt, long timeoutNs) {
-        return LockSupport.retryUntil(endpoint, backoff, attempt, timeoutNs);
-    }
-
-    private final class ReadView implements RemoteLock {
-        @Override
-        public void lock() {
-            retryUntil(this::attempt, Long.MAX_VALUE);
-        }
-
-        /**
-         * One attempt that, when a writer is active or waiting, waits with READs until it is through before the next
-         * FETCH_ADD: repeated +1/-1 pairs would keep failing a waiting writer's CAS.
-         */
-        private LockResult attempt() {
-            LockResult r = tryLock();
-            if (r == LockResult.CONTENDED) {
-                backoff.reset();
-                while ((endpoint.readLong(word) & ~READERS_MASK) != 0) {
-                    backoff.pause();
+    /** One FETCH_ADD whose late completion, if it times out, is kept to be settled. */
+    private long faa(long delta, Purpose purpose) {
+        try {
+            return endpoint.faa(word, delta);
+        } catch (VerbsTimeoutException e) {
+            if (e.request() != null) {
+                pending = e.request();
+                pendingPurpose = purpose;
+            }
+            throw e;
+        } catch (RemoteAccessException e) {
+            if (e.isIndeterminate()) {
+                indeterminate++;
+                // Never repeated: a second decrement would undo another client's count (a second FETCH_ADD(-W) frees
+                // the next writer's lock). Assume an announcement did not land and a withdrawal did; at worst a count
+                // stays one too high, which blocks the other side (see the class comment) but breaks no exclusion.
+                if (purpose == Purpose.ANNOUNCE || purpose == Purpose.WITHDRAW) {
+                    announced = false;
                 }
             }
-            return r;
-        }
-
-        @Override
-        public LockResult tryLock() {
-            checkFree();
-            long before = endpoint.faa(word, READER);
-            if ((before & ~READERS_MASK) != 0) {
-                // A writer holds the lock or waits for it: step back so it is not starved.
-                endpoint.faa(word, -READER);
-                return LockResult.CONTENDED;
-            }
-            reading = true;
-            return LockResult.ACQUIRED;
-        }
-
-        @Override
-        public LockResult lock(long timeout, TimeUnit unit) {
-            return retryUntil(this::tryLock, unit.toNanos(timeout));
-        }
-
-        @Override
-        public void unlock() {
-            unlockWeak(); // readers write nothing, so there is nothing to publish
-        }
-
-        @Override
-        public void unlockWeak() {
-            if (!reading) {
-                throw new IllegalStateException("read-unlock by a handle that does not hold a read lock");
-            }
-            reading = false;
-            endpoint.faa(word, -READER);
-        }
-
-        @Override
-        public boolean isHeld() {
-            return reading;
+            throw e;
         }
     }
 
-    private final class WriteView implements RemoteLock {
-        private boolean announced;
-
-        @Override
-        public void lock() {
-            retryUntil(() -> attempt(true), Long.MAX_VALUE);
-        }
-
-        @Override
-        public LockResult tryLock() {
-            return attempt(false);
-        }
-
-        /** One attempt; {@code stayAnnounced} keeps new readers out between attempts (lock), else it withdraws. */
-        private LockResult attempt(boolean stayAnnounced) {
-            checkFree();
-            long s;
-            if (!announced) {
-                s = endpoint.faa(word, WAITING) + WAITING; // from now on new readers step back
-                announced = true;
-            } else {
-                s = endpoint.readLong(word);
+    /**
+     * Settles the unsettled FETCH_ADD, within the endpoint's wait budget, and repairs what it left.
+     *
+     * @return the purpose of a request that succeeded, or null (none, refused, or indeterminate)
+     * @throws VerbsTimeoutException if its completion still has not come
+     */
+    private Purpose settle() {
+        Purpose settled = null;
+        if (pending != null) {
+            UnsettledRequest u = pending;
+            if (!u.settle(endpoint.waitBudgetNs())) {
+                throw new VerbsTimeoutException("an earlier FETCH_ADD at " + word + " is still unsettled", u);
             }
-            if ((s & (WRITER | READERS_MASK)) == 0 && endpoint.cas(word, s, s - WAITING + WRITER) == s) {
-                announced = false;
-                writing = true;
+            pending = null;
+            if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
+                indeterminate++; // never repeated nor compensated: a count may stay wrong (see the class comment)
+            } else if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED) {
+                settled = pendingPurpose;
+                switch (pendingPurpose) {
+                    case ANNOUNCE -> announced = true;
+                    case WITHDRAW -> announced = false;
+                    case READ_ACQUIRE -> {
+                        if ((u.value() & ~READERS_MASK) != 0) {
+                            settled = null;
+                            faa(-READER, Purpose.READ_UNDO); // registered while a writer was in: step back
+                        }
+                    }
+                    default -> {
+                    }
+                }
+            }
+        }
+        if (announced && !acquiringWrite) {
+            faa(-WAITING, Purpose.WITHDRAW); // announced by a write acquire that gave up: let readers in again
+            announced = false;
+        }
+        return settled;
+    }
+
+    /**
+     * The releasing FETCH_ADD, issued at most once per holding: if its outcome is unknown the side no longer counts as
+     * held (repeating it could free another holder's lock) and the error is rethrown.
+     */
+    private void releaseOnce(AbstractRemoteLock side, long delta, Purpose purpose) {
+        try {
+            faa(delta, purpose);
+        } catch (RemoteAccessException e) {
+            if (e.isIndeterminate()) {
+                side.dropHeldAfterUnknownRelease();
+            }
+            throw e;
+        }
+    }
+
+    private final class ReadView extends AbstractRemoteLock {
+        ReadView(Endpoint endpoint, RemoteAddress word) {
+            super(endpoint, word, new Backoff(1, 1 << 8));
+        }
+
+        @Override
+        protected LockResult attempt() {
+            checkFree();
+            if (settle() == Purpose.READ_ACQUIRE) {
+                return LockResult.ACQUIRED; // a late registration found no writer
+            }
+            long before = faa(READER, Purpose.READ_ACQUIRE);
+            if ((before & ~READERS_MASK) == 0) {
                 return LockResult.ACQUIRED;
             }
-            if (!stayAnnounced) {
-                endpoint.faa(word, -WAITING);
-                announced = false;
-            }
+            // A writer holds the lock or waits for it: step back so it is not starved.
+            faa(-READER, Purpose.READ_UNDO);
             return LockResult.CONTENDED;
         }
 
         @Override
-        public LockResult lock(long timeout, TimeUnit unit) {
-            LockResult r = retryUntil(() -> attempt(true), unit.toNanos(timeout));
-            if (r == LockResult.TIMED_OUT && announced) {
-                endpoint.faa(word, -WAITING); // give up: let readers in again
-                announced = false;
-            }
-            return r;
-        }
-
-        @Override
-        public void unlock() {
-            check();
-            LockSupport.flushCriticalSection(endpoint, word);
-            release();
-        }
-
-        @Override
-        public void unlockWeak() {
-            check();
-            release();
-        }
-
-        private void check() {
-            if (!writing) {
-                throw new IllegalStateException("write-unlock by a handle that does not hold the write lock");
+        protected void acquire() {
+            backoff().reset();
+            while (!attempt().acquired()) {
+                // Wait with READs until the writer is through: repeated +1/-1 pairs would keep failing its CAS.
+                while ((endpoint.readLong(word) & ~READERS_MASK) != 0) {
+                    backoff().pause();
+                }
             }
         }
 
-        private void release() {
-            writing = false;
+        @Override
+        protected boolean releasePublishes() {
+            return false; // readers write nothing, so there is nothing to publish
+        }
+
+        @Override
+        protected void release() {
+            if (pending != null && pendingPurpose == Purpose.READ_RELEASE) {
+                settle(); // an earlier release's completion: done (or indeterminate: never repeated)
+                return;
+            }
+            releaseOnce(read, -READER, Purpose.READ_RELEASE);
+        }
+
+        @Override
+        protected void closeHandle() {
+            settle();
+        }
+    }
+
+    private final class WriteView extends AbstractRemoteLock {
+        WriteView(Endpoint endpoint, RemoteAddress word) {
+            super(endpoint, word, new Backoff(1, 1 << 8));
+        }
+
+        @Override
+        protected LockResult attempt() {
+            checkFree();
+            acquiringWrite = true;
+            try {
+                settle();
+                long s;
+                if (!announced) {
+                    s = faa(WAITING, Purpose.ANNOUNCE) + WAITING; // from now on new readers step back
+                    announced = true;
+                } else {
+                    s = endpoint.readLong(word);
+                }
+                if ((s & (WRITER | READERS_MASK)) == 0) {
+                    long witnessed;
+                    try {
+                        witnessed = endpoint.cas(word, s, s - WAITING + WRITER);
+                    } catch (VerbsTimeoutException e) {
+                        if (e.request() != null) {
+                            // Settle the CAS now, within the caller's budget: it decides whether we hold the lock.
+                            UnsettledRequest u = e.request();
+                            if (!u.settle(endpoint.operationTimeoutNs())) {
+                                throw e;
+                            }
+                            if (u.outcome() != UnsettledRequest.Outcome.SUCCEEDED) {
+                                indeterminate += u.outcome() == UnsettledRequest.Outcome.INDETERMINATE ? 1 : 0;
+                                throw e;
+                            }
+                            witnessed = u.value();
+                        } else {
+                            throw e;
+                        }
+                    }
+                    if (witnessed == s) {
+                        announced = false; // the CAS took our waiting count with it
+                        return LockResult.ACQUIRED;
+                    }
+                }
+                return LockResult.CONTENDED;
+            } finally {
+                acquiringWrite = false;
+            }
+        }
+
+        @Override
+        protected void acquire() {
+            backoff().reset();
+            while (!attempt().acquired()) {
+                backoff().pause();
+            }
+        }
+
+        @Override
+        protected void gaveUp() {
+            settle(); // withdraws the announcement (acquiringWrite is false now)
+        }
+
+        @Override
+        protected void release() {
+            if (pending != null && pendingPurpose == Purpose.WRITE_RELEASE) {
+                settle();
+                return;
+            }
             // R7: this atomic executes after the critical section's WRITEs to the home are placed.
-            endpoint.faa(word, -WRITER);
+            releaseOnce(write, -WRITER, Purpose.WRITE_RELEASE);
         }
 
         @Override
-        public boolean isHeld() {
-            return writing;
+        protected void closeHandle() {
+            settle();
         }
     }
 }

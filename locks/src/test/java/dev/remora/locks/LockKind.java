@@ -57,12 +57,12 @@ enum LockKind {
     LEASE {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return LeaseLock.create(home);
+            return LeaseLock.create(home, 60_000_000_000L, 1_000_000_000L);
         }
 
         @Override
         RemoteLock attach(Endpoint ep, RemoteAddress lock, int handles, int index) {
-            return LeaseLock.attach(ep, lock, 60_000_000_000L, 1_000_000_000L);
+            return LeaseLock.attach(ep, lock);
         }
 
         @Override

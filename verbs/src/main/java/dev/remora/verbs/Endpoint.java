@@ -2,6 +2,7 @@ package dev.remora.verbs;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -14,6 +15,21 @@ import java.util.Objects;
  * ({@link #newTag(String)}) compose with it. A request that fails throws {@link RemoteAccessException} with the
  * provider's status; the queue pair that failed is then in ERROR, and the next request to that node transparently
  * uses a new one (like reconnecting).
+ *
+ * <h2>Timeouts leave requests unsettled, not forgotten</h2>
+ * A helper waits at most {@link Context#operationTimeoutNs()}, and never past the endpoint's {@link #deadline(long)}
+ * (a lock's {@code lock(timeout)} sets one, so the lock's timeout bounds every verb it issues). When the wait ends
+ * first, the helper throws {@link VerbsTimeoutException} carrying an {@link UnsettledRequest}: the request keeps its
+ * queue pair, wait tag and scratch word, so its completion is still collected later and tells whether it took effect
+ * (a CAS that may have taken a lock, a FETCH_ADD that may have drawn a ticket). The endpoint goes on with a fresh tag
+ * and scratch; a settled request's tag and scratch are reused.
+ *
+ * <h2>Replaced queue pairs and the ordering they carried</h2>
+ * Ordering guarantees hold per queue pair (R6, R7; R10 orders nothing across queue pairs). When the endpoint replaces
+ * a queue pair that carried WRITEs not yet known to be placed (no READ or atomic completed on it after them), those
+ * WRITEs may land at any later time: the node's publication is marked lost, and the next {@link #flush(int)} throws
+ * {@link PublicationLostException} instead of pretending. {@link #queuePairEpoch(int)} counts replacements, for
+ * protocols that rely on two requests sharing a queue pair.
  *
  * <p>Not thread-safe: give each thread its own endpoint (they are cheap), as RDMA programs give each thread its own
  * queue pairs. An endpoint may be handed from one thread to another between calls (opened by one thread and used by
@@ -120,11 +136,25 @@ public final class Endpoint implements AutoCloseable {
     private final CompletionQueue cq;
     private final CompletionDispatcher dispatcher;
     private WaitTag tag;
-    private final MemoryRegion scratch;
+    private MemoryRegion scratch;
+    /** Tags and scratch regions of settled requests, for reuse. */
+    private final java.util.ArrayDeque<WaitTag> spareTags = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<MemoryRegion> spareScratch = new java.util.ArrayDeque<>();
+    /** Requests whose wait timed out and whose completion has not been collected. */
+    private final java.util.ArrayList<UnsettledRequest> unsettled = new java.util.ArrayList<>();
+    /** Scratch regions of requests that will never be settled (their queue pair was destroyed): freed at close. */
+    private final java.util.ArrayList<MemoryRegion> abandonedScratch = new java.util.ArrayList<>();
+    private long deadlineNs = Long.MAX_VALUE;
     private final WorkRequest wr = new WorkRequest();
     private QueuePair[] queuePairs = new QueuePair[8];
     /** Per node: the last remote address written since the last flush, or null (nothing to flush). */
     private RemoteAddress[] unflushed = new RemoteAddress[8];
+    /** Per node: a WRITE was posted on the current queue pair after the last READ or atomic that completed on it. */
+    private boolean[] unplaced = new boolean[8];
+    /** Per node: a replaced queue pair carried unplaced WRITEs, not yet reported by flush. */
+    private boolean[] lost = new boolean[8];
+    /** Per node: how many times the queue pair was replaced. */
+    private long[] epochs = new long[8];
     private VerbsStatistics retired = VerbsStatistics.ZERO;
     private boolean closed;
     /** The thread inside one of the checked methods, or null. */
@@ -192,6 +222,42 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * Sets a deadline on the fabric clock ({@link #nanoTime()}) past which no blocking helper waits, whatever the
+     * operation timeout: a helper called after it throws {@link VerbsTimeoutException} without posting, and one whose
+     * completion has not come by then throws it with the {@link UnsettledRequest}. Locks set it for the length of a
+     * timed acquire and restore the previous one.
+     *
+     * @param nanoTime the deadline, or {@code Long.MAX_VALUE} for none
+     * @return the previous deadline
+     */
+    public long deadline(long nanoTime) {
+        long previous = deadlineNs;
+        deadlineNs = nanoTime;
+        return previous;
+    }
+
+    /** @return the current deadline ({@code Long.MAX_VALUE}: none) */
+    public long deadline() {
+        return deadlineNs;
+    }
+
+    /**
+     * How many times the endpoint replaced its queue pair to a node (after an error). Two requests to the node issued
+     * while the epoch stayed the same went on one queue pair, so the per-queue-pair rules (R6, R7) order them.
+     *
+     * @param nodeId the peer's id
+     * @return the number of replacements so far
+     */
+    public long queuePairEpoch(int nodeId) {
+        return nodeId < epochs.length ? epochs[nodeId] : 0;
+    }
+
+    /** @return the requests whose wait timed out and whose outcome is still unknown */
+    public java.util.List<UnsettledRequest> unsettled() {
+        return java.util.List.copyOf(unsettled);
+    }
+
+    /**
      * The queue pair to a node, connected on first use, and replaced when the previous one went to ERROR.
      *
      * @param nodeId the peer's id
@@ -237,10 +303,17 @@ public final class Endpoint implements AutoCloseable {
             int size = Math.max(nodeId + 1, queuePairs.length * 2);
             queuePairs = java.util.Arrays.copyOf(queuePairs, size);
             unflushed = java.util.Arrays.copyOf(unflushed, size);
+            unplaced = java.util.Arrays.copyOf(unplaced, size);
+            lost = java.util.Arrays.copyOf(lost, size);
+            epochs = java.util.Arrays.copyOf(epochs, size);
         }
         QueuePair qp = queuePairs[nodeId];
         if (qp == null || qp.state() != QpState.RTS) {
             if (qp != null) {
+                // WRITEs of the old queue pair not known to be placed may land after anything on the new one (R10).
+                lost[nodeId] |= unplaced[nodeId];
+                unplaced[nodeId] = false;
+                epochs[nodeId]++;
                 retire(qp);
             }
             qp = node.connect(node.fabric().node(nodeId), cq);
@@ -250,8 +323,74 @@ public final class Endpoint implements AutoCloseable {
     }
 
     private void retire(QueuePair qp) {
+        // Collect what already arrived for requests on it before it goes: after close nothing more will.
+        for (UnsettledRequest u : List.copyOf(unsettled)) {
+            if (u.queuePair == qp) {
+                settle(u, 0);
+            }
+        }
         retired = retired.plus(qp.statistics());
         qp.close();
+        for (UnsettledRequest u : List.copyOf(unsettled)) {
+            if (u.queuePair == qp) {
+                // Destroyed before its completion came: it may have taken effect, and may still (docs/memory-model.md §5).
+                u.settled(UnsettledRequest.Outcome.INDETERMINATE, null, 0);
+                unsettled.remove(u);
+                abandonedScratch.add(u.scratch);
+            }
+        }
+    }
+
+    /** Waits for an unsettled request's completion (called through {@link UnsettledRequest#settle(long)}). */
+    void settle(UnsettledRequest u, long timeoutNs) {
+        if (u.isSettled()) {
+            return;
+        }
+        boolean outer = USER.get(this) != Thread.currentThread();
+        if (outer) {
+            enter("settle");
+        }
+        try {
+            if (!unsettled.contains(u)) {
+                return;
+            }
+            WaitStatus s = u.tag.await(timeoutNs);
+            if (s == WaitStatus.TIMED_OUT) {
+                return;
+            }
+            unsettled.remove(u);
+            if (s == WaitStatus.COMPLETED) {
+                u.settled(UnsettledRequest.Outcome.SUCCEEDED, WcStatus.SUCCESS,
+                    u.opcode() == Opcode.WRITE ? 0 : u.scratch.getLong(0));
+                int n = u.address().nodeId();
+                if (u.opcode() != Opcode.WRITE && n < queuePairs.length && queuePairs[n] == u.queuePair) {
+                    unplaced[n] = false; // a READ or atomic completed after the WRITEs before it on its queue pair (R7)
+                }
+            } else {
+                WcStatus status = u.tag.lastError();
+                u.settled(RemoteAccessException.indeterminate(status) ? UnsettledRequest.Outcome.INDETERMINATE
+                    : UnsettledRequest.Outcome.REFUSED, status, 0);
+            }
+            spareTags.add(u.tag);
+            spareScratch.add(u.scratch);
+        } finally {
+            if (outer) {
+                exit();
+            }
+        }
+    }
+
+    /**
+     * @return how long a blocking helper may wait now: the operation timeout, cut at the {@link #deadline(long)}; 0 if
+     *     the deadline has passed. Use it to bound {@link UnsettledRequest#settle(long)} the same way.
+     */
+    public long waitBudgetNs() {
+        long timeout = context.operationTimeoutNs();
+        if (deadlineNs == Long.MAX_VALUE) {
+            return timeout;
+        }
+        long left = deadlineNs - cq.nanoTime();
+        return left <= 0 ? 0 : Math.min(timeout, left);
     }
 
     /**
@@ -263,21 +402,40 @@ public final class Endpoint implements AutoCloseable {
      * @param address the remote address, for messages
      */
     private void execute(QueuePair qp, WorkRequest request, RemoteAddress address) {
-        while (tag.post(qp, request) == QueuePair.QUEUE_FULL) {
-            tag.await(context.operationTimeoutNs());
+        long budget = waitBudgetNs();
+        if (budget == 0) {
+            throw new VerbsTimeoutException(describe(request, address) + " not posted: the endpoint's deadline has passed");
         }
-        WaitStatus status = tag.await(context.operationTimeoutNs());
+        long start = cq.nanoTime();
+        while (tag.post(qp, request) == QueuePair.QUEUE_FULL) {
+            long left = budget - (cq.nanoTime() - start);
+            if (left <= 0) {
+                throw new VerbsTimeoutException(describe(request, address) + " not posted: the send queue stayed full "
+                    + "for " + budget + " ns");
+            }
+            tag.await(left);
+        }
+        WaitStatus status = tag.await(Math.max(0, budget - (cq.nanoTime() - start)));
         if (status == WaitStatus.COMPLETED) {
+            if (request.opcode() != Opcode.WRITE) {
+                // A READ or atomic executes after every earlier WRITE of its queue pair is placed (R7).
+                unplaced[qp.remoteNodeId()] = false;
+            }
             return;
         }
         if (status == WaitStatus.TIMED_OUT) {
-            queuePairs[qp.remoteNodeId()] = null;
-            retire(qp);
-            // The abandoned request will never be counted: later waits use a fresh tag, and a late completion of the
-            // old one is routed to the old tag, where nobody waits for it.
-            tag = dispatcher.newTag("endpoint");
-            throw new VerbsTimeoutException(describe(request, address) + " did not complete within "
-                + context.operationTimeoutNs() + " ns");
+            // Collect what has come for earlier unsettled requests, so that their tags and scratch are reused.
+            for (UnsettledRequest earlier : List.copyOf(unsettled)) {
+                settle(earlier, 0);
+            }
+            // The request keeps its queue pair, tag and scratch: its completion can still be collected (settle).
+            UnsettledRequest u = new UnsettledRequest(this, request.opcode(), address, qp, tag, scratch);
+            unsettled.add(u);
+            tag = spareTags.isEmpty() ? dispatcher.newTag("endpoint") : spareTags.poll();
+            scratch = spareScratch.isEmpty() ? node.allocate(context.scratchBytes(), Access.LOCAL_WRITE)
+                : spareScratch.poll();
+            throw new VerbsTimeoutException(describe(request, address) + " did not complete within " + budget + " ns"
+                + (budget < context.operationTimeoutNs() ? " (the endpoint's deadline)" : ""), u);
         }
         throw new RemoteAccessException(tag.lastError(), describe(request, address));
     }
@@ -353,6 +511,7 @@ public final class Endpoint implements AutoCloseable {
             QueuePair qp = connected(address.nodeId());
             scratch.putLong(0, value);
             wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
+            unplaced[address.nodeId()] = true; // acknowledged is not placed (R11)
             execute(qp, wr, address);
             if (flushLater) {
                 remember(address);
@@ -375,6 +534,7 @@ public final class Endpoint implements AutoCloseable {
         try {
             QueuePair qp = connected(address.nodeId());
             wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
+            unplaced[address.nodeId()] = true; // acknowledged is not placed (R11)
             execute(qp, wr, address);
             remember(address);
         } finally {
@@ -400,6 +560,7 @@ public final class Endpoint implements AutoCloseable {
     private void remember(RemoteAddress address) {
         connected(address.nodeId());
         unflushed[address.nodeId()] = address;
+        unplaced[address.nodeId()] = true;
     }
 
     /**
@@ -409,13 +570,38 @@ public final class Endpoint implements AutoCloseable {
      * placed (R7, litmus L05a, L09b), so once it completes they are all visible. One round trip per node flushed; none
      * if nothing was written.
      *
+     * <p>If a queue pair that carried WRITEs not known to be placed was replaced since the last flush (to any node,
+     * {@code exceptNodeId} included: the release WRITE on the new queue pair is not ordered after them either), no
+     * READ can order them: the flush throws {@link PublicationLostException} naming those nodes, and forgets them.
+     *
      * @param exceptNodeId a node not to flush (a lock's home, whose own release WRITE is ordered after the critical
      *     section's WRITEs on the same queue pair by R6), or -1
      * @return the number of nodes flushed
+     * @throws PublicationLostException if WRITEs of a replaced queue pair may still land
      */
     public int flush(int exceptNodeId) {
         enter("flush");
         try {
+            for (int n = 0; n < queuePairs.length; n++) {
+                if (queuePairs[n] != null && (unplaced[n] || unflushed[n] != null)) {
+                    connected(n); // replaces a failed queue pair now, so that its unplaced WRITEs count as lost
+                }
+            }
+            int lostCount = 0;
+            for (boolean l : lost) {
+                lostCount += l ? 1 : 0;
+            }
+            if (lostCount > 0) {
+                int[] nodes = new int[lostCount];
+                for (int n = 0, i = 0; n < lost.length; n++) {
+                    if (lost[n]) {
+                        nodes[i++] = n;
+                        lost[n] = false;
+                        unflushed[n] = null;
+                    }
+                }
+                throw new PublicationLostException(nodes);
+            }
             int flushed = 0;
             for (int n = 0; n < unflushed.length; n++) {
                 RemoteAddress a = unflushed[n];
@@ -510,7 +696,10 @@ public final class Endpoint implements AutoCloseable {
                     queuePairs[i] = null;
                 }
             }
+            unsettled.clear();
             scratch.deregister();
+            spareScratch.forEach(MemoryRegion::deregister);
+            abandonedScratch.forEach(MemoryRegion::deregister);
             cq.close();
         } finally {
             exit();

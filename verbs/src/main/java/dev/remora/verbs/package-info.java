@@ -89,6 +89,9 @@
  * more than the contract. The deterministic fabric ({@code dev.remora.verbs.det}, provider {@code det}) exhibits
  * every weak behaviour above, one step at a time as {@code spec/rdma/Verbs.tla} allows it: late source reads and
  * destination writes, torn transfers, the reorderings of items 3 and 4, weak atomics, refusals and flushes, and,
- * under its fault plan, crashes, cut links and indeterminate requests. Real hardware may show any of them.
+ * under its fault plan, crashes, cut links and indeterminate requests. Its clock is virtual: waits time out on it
+ * while requests are still in flight, and a round-trip delay per link or node ({@code DetContext}) makes a request
+ * take effect and complete after its waiter gave up, the late completion reaching the completion queue like any
+ * other. Real hardware may show any of them.
  */
 package dev.remora.verbs;

@@ -55,12 +55,12 @@ enum LockDesign {
         "READ of (generation, heartbeat) then CAS; a CAS on a cached generation could make it 1") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return LeaseLock.create(home);
+            return LeaseLock.create(home, LEASE_NS, LEASE_MARGIN_NS);
         }
 
         @Override
         RemoteLock attach(Endpoint endpoint, RemoteAddress lock, int handles, int index) {
-            return LeaseLock.attach(endpoint, lock, LEASE_NS, LEASE_MARGIN_NS);
+            return LeaseLock.attach(endpoint, lock);
         }
     },
     RW_WRITE("rw-write", "read-write, write side", 2, 1, true,

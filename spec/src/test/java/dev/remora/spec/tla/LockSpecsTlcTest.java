@@ -48,14 +48,31 @@ class LockSpecsTlcTest {
     private static final int PARALLELISM = Integer.getInteger("remora.spec.tlcParallelism", 2);
 
     /** Models expected to fail, with the property TLC must report ("temporal" for a liveness property). */
-    private static final Map<String, String> EXPECTED_VIOLATIONS = Map.of(
-        "MCCasSpinLockUnsafe", "MutualExclusion",
-        "MCCasSpinLockWeak", "Publication",
-        "MCTicketLockUnsafe", "Publication",
-        "MCMcsLockUnsafe", "Publication",
-        "MCMcsLockDoorway", "temporal",
-        "MCLeaseLockUnsafe", "LeaseSafety",
-        "MCReadWriteLockUnsafe", "Exclusion");
+    private static final Map<String, String> EXPECTED_VIOLATIONS = Map.ofEntries(
+        Map.entry("MCCasSpinLockUnsafe", "MutualExclusion"),
+        Map.entry("MCCasSpinLockWeak", "Publication"),
+        // The current CasSpinLock under faults: a WRITE on a replaced QP lands after the release; a retired CAS that
+        // lands leaves the word set with nobody holding it; the fix as first designed takes its own id for the lock.
+        Map.entry("MCCasSpinLockReplacedQp", "Publication"),
+        Map.entry("MCCasSpinLockOrphan", "temporal"),
+        Map.entry("MCCasSpinLockOwnRelease", "MutualExclusion"),
+        Map.entry("MCTicketLockUnsafe", "Publication"),
+        Map.entry("MCTicketLockSkip", "FifoOrder"),
+        // TicketLock under faults: a ticket the current lock() gave up, and (fixed) a ticket of a FETCH_ADD with an
+        // unknown outcome, stall the lock.
+        Map.entry("MCTicketLockDropped", "temporal"),
+        Map.entry("MCTicketLockStall", "temporal"),
+        Map.entry("MCMcsLockUnsafe", "Publication"),
+        Map.entry("MCMcsLockDoorway", "temporal"),
+        Map.entry("MCLeaseLockUnsafe", "LeaseSafety"),
+        Map.entry("MCReadWriteLockUnsafe", "Exclusion"));
+
+    /** The lease lock's timing twins, one per hazard (kept apart: {@code Map.of} takes at most ten entries). */
+    private static final Map<String, String> LEASE_LOCK_VIOLATIONS = Map.of(
+        "MCLeaseLockWaitAfterRead", "MutualExclusionWhileLeasesHold",
+        "MCLeaseLockMarginZero", "MutualExclusionWhileLeasesHold",
+        "MCLeaseLockRenewBlind", "RenewalDetectsTakeover",
+        "MCLeaseLockPerHandleLease", "MutualExclusionWhileLeasesHold");
 
     private static final Pattern INVARIANT = Pattern.compile("Error: (?:Invariant|Action property) (\\w+) is violated");
     private static final Pattern STATES = Pattern.compile("(\\d+) states generated, (\\d+) distinct states found");
@@ -89,8 +106,9 @@ class LockSpecsTlcTest {
             tests.add(DynamicTest.dynamicTest(module, () -> check(folder, module, dir, result, manifest)));
         }
         executor.shutdown();
-        assertTrue(run.containsAll(EXPECTED_VIOLATIONS.keySet()), "an expected-failure model is missing: "
-            + EXPECTED_VIOLATIONS.keySet() + " vs " + run);
+        assertTrue(run.containsAll(EXPECTED_VIOLATIONS.keySet()) && run.containsAll(LEASE_LOCK_VIOLATIONS.keySet()),
+            "an expected-failure model is missing: " + EXPECTED_VIOLATIONS.keySet() + LEASE_LOCK_VIOLATIONS.keySet()
+                + " vs " + run);
         if (!UPDATE && !FULL) {
             tests.add(DynamicTest.dynamicTest("manifest lists only models that exist", () -> {
                 final List<String> stale = manifest.keySet().stream()
@@ -104,8 +122,12 @@ class LockSpecsTlcTest {
 
     private static Path prepare(final Path folder, final String module) throws IOException {
         final Path dir = Files.createDirectories(OUT.resolve(module));
-        Files.copy(LOCKS.resolve("BlockingVerbs.tla"), dir.resolve("BlockingVerbs.tla"),
-            StandardCopyOption.REPLACE_EXISTING);
+        // The shared layers (BlockingVerbs.tla and the failure model on top of it) sit one level up.
+        try (Stream<Path> shared = Files.list(LOCKS)) {
+            for (final Path f : shared.filter(p -> p.toString().endsWith(".tla")).toList()) {
+                Files.copy(f, dir.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
         try (Stream<Path> files = Files.list(folder)) {
             for (final Path f : files.filter(p -> p.toString().endsWith(".tla") || p.toString().endsWith(".cfg"))
                 .toList()) {
@@ -123,8 +145,8 @@ class LockSpecsTlcTest {
         TlcRunner.deleteTree(dir.resolve("tmp"));
         final String text = Files.readString(result.output(), StandardCharsets.UTF_8);
         final String actual = verdict(text);
-        final String expected = EXPECTED_VIOLATIONS.containsKey(module)
-            ? "violated:" + EXPECTED_VIOLATIONS.get(module) : "holds";
+        final String violated = EXPECTED_VIOLATIONS.getOrDefault(module, LEASE_LOCK_VIOLATIONS.get(module));
+        final String expected = violated != null ? "violated:" + violated : "holds";
         final long distinct = distinct(text);
         final double seconds = result.elapsed().toMillis() / 1000.0;
         synchronized (RESULTS) {

@@ -8,9 +8,12 @@ import dev.remora.verbs.det.machine.DetProgram;
 import java.util.ArrayDeque;
 
 /**
- * A completion queue of the deterministic fabric. Polling is a step of the polling thread, enabled only when a
- * completion is there; when nothing at all can happen, a poll returns empty and a timed wait times out (virtual time
- * jumps to its deadline), so threads never hang.
+ * A completion queue of the deterministic fabric. Polling is a step of the polling thread, enabled when a completion
+ * is there or once the poll's wake-up time has come on the virtual clock: the deadline of a timed wait, or
+ * {@link DetContext#emptyPollNs()} after a non-blocking poll (which stands for a thread spinning on the queue). So a
+ * wait times out when the clock passes its deadline, as a step the scheduler chooses among the others, even while its
+ * request is in flight; the request may still take effect, and its completion is delivered here like any other, for a
+ * later poll.
  */
 final class DetCompletionQueue implements CompletionQueue {
     private final DetFabric fabric;
@@ -23,11 +26,15 @@ final class DetCompletionQueue implements CompletionQueue {
         this.depth = depth;
     }
 
-    /** The poll step; its deadline orders time-outs when nothing else can happen. */
-    record PollOp(DetCompletionQueue cq, Completion[] out, int max, long deadline) implements DetProgram.External {
+    /**
+     * The poll step: it takes what is there, which is nothing when it times out.
+     *
+     * @param wakeAt the virtual time from which it may return empty (Long.MAX_VALUE: never)
+     */
+    record PollOp(DetCompletionQueue cq, Completion[] out, int max, long wakeAt) implements DetProgram.External {
         @Override
         public boolean enabled(DetMachine machine) {
-            return !cq.entries.isEmpty();
+            return !cq.entries.isEmpty() || cq.fabric.nanoTime() >= wakeAt;
         }
 
         @Override
@@ -72,14 +79,20 @@ final class DetCompletionQueue implements CompletionQueue {
         if (max > out.length) {
             throw new IllegalArgumentException("max " + max + " exceeds the array's " + out.length + " slots");
         }
-        return (int) fabric.step(new PollOp(this, out, max, fabric.nanoTime()));
+        return (int) fabric.step(new PollOp(this, out, max, after(fabric.context().emptyPollNs())));
     }
 
     @Override
     public int await(Completion[] out, long timeoutNs) {
+        // A zero or negative timeout does not wait: a non-blocking poll.
+        long wait = timeoutNs <= 0 ? fabric.context().emptyPollNs() : timeoutNs;
+        return (int) fabric.step(new PollOp(this, out, out.length, after(wait)));
+    }
+
+    /** @return the virtual time {@code nanos} from now, saturating */
+    private long after(long nanos) {
         long now = fabric.nanoTime();
-        long deadline = timeoutNs > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNs;
-        return (int) fabric.step(new PollOp(this, out, out.length, deadline));
+        return nanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + nanos;
     }
 
     @Override

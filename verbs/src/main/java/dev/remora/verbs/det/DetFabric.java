@@ -32,16 +32,30 @@ import java.util.SplittableRandom;
  * each step; code between steps must not depend on real time or on other threads outside the fabric. Waits use the
  * fabric's virtual clock ({@link dev.remora.verbs.CompletionQueue#nanoTime()}).
  *
+ * <h2>Time</h2>
+ * Virtual time advances {@link DetContext#nanosPerStep()} per step, and jumps, when no step is enabled, to the earliest
+ * moment at which one becomes enabled (the jump is recorded in the trace hash). A thread waiting on a completion queue
+ * takes what is there as soon as a completion arrives; a timed wait may also return empty from its deadline on, as
+ * one of the steps the seeded scheduler chooses among, even while its request is in flight and other threads step; a
+ * non-blocking poll of an empty queue, which stands for a thread spinning on it, returns empty once
+ * {@link DetContext#emptyPollNs()} has passed. A request that a waiter gave up on goes on: it may take effect after
+ * the wait returned, and its completion is delivered to its completion queue like any other (unless its queue pair
+ * was closed meanwhile), where a later poll finds it. Requests are instantaneous in time (a few steps) unless
+ * {@link DetContext} sets a round-trip delay for their link: then each takes effect at a moment drawn from the seed
+ * within its round trip, and completes, successfully or not, no earlier than the round trip after posting.
+ *
  * <h2>Model</h2>
- * The machine of {@link dev.remora.verbs.det.machine.DetMachine}, which mirrors {@code spec/rdma/Verbs.tla}: memory
- * is 8-byte words; a thread's stores go through its TSO store buffer and posting a request puts its doorbell there
- * (R2); each request then proceeds by the NIC sub-actions of docs/memory-model.md §1, one step per word of a
- * multi-word transfer, under R6–R19 as set by {@link DetKnobs}. A request with a bad key, range, permission or
- * alignment is refused when the NIC takes it (keys are checked then, so deregistering a region refuses the requests
- * the NIC has not taken yet): it completes with the status hardware reports, changes nothing, and every later request
- * of its queue pair flushes with no effect (R17). Faults ({@link FaultPlan}) crash nodes, cut links, fail queue pairs
- * and delay NICs at chosen steps; a request in flight when its queue pair breaks is indeterminate: it completes
- * RETRY_EXC_ERR or WR_FLUSH_ERR, and its effects at the target may still happen, even after that completion (R20).
+ * The machine of {@link dev.remora.verbs.det.machine.DetMachine}, which mirrors {@code spec/rdma/Verbs.tla}: memory is
+ * 8-byte words; a thread's stores go through its TSO store buffer and posting a request puts its doorbell there (R2);
+ * each request then proceeds by the NIC sub-actions of docs/memory-model.md §1, one step per word of a multi-word
+ * transfer, under R6–R19 as set by {@link DetKnobs}. A request with a bad key, range, permission or alignment is
+ * refused when the NIC takes it (keys are checked then, so deregistering a region refuses the requests the NIC has not
+ * taken yet; a request with a round-trip delay has been taken by its sender's NIC, as far as its local key goes, once
+ * its doorbell reached it): it completes with the status hardware reports, changes nothing, and every later request of
+ * its queue pair flushes with no effect (R17). Faults ({@link FaultPlan}) crash nodes, cut links, fail queue pairs and
+ * delay NICs at chosen steps; a request in flight when its queue pair breaks is indeterminate: it completes
+ * RETRY_EXC_ERR or WR_FLUSH_ERR (no earlier than its round trip, if it has one), and its effects at the target may
+ * still happen, even after that completion (R20).
  *
  * <h2>Limits</h2>
  * READ and WRITE move whole, 8-byte-aligned words, at most 64 per request; SEND/RECV is not modelled (posting one
@@ -61,6 +75,12 @@ public final class DetFabric implements Fabric {
     private boolean closed;
     private long steps;
     private long virtualNanos;
+    /** Per request with a round-trip delay, from its post: the virtual time before which its NIC does nothing. */
+    private long[] actsFrom = new long[0];
+    /** Per request with a round-trip delay, from its post: the virtual time before which it does not complete. */
+    private long[] completesFrom = new long[0];
+    /** Set by {@link #withoutEarly}: the earliest virtual time at which a step it held back may happen. */
+    private long heldUntil;
     private long traceHash = 17;
     private int nextKey = 1;
     final int scratchWord;
@@ -70,7 +90,7 @@ public final class DetFabric implements Fabric {
      * has not taken yet).
      */
     record WrMeta(long wrId, boolean signaled, Opcode opcode, int byteLength, DetQueuePair qp, DetRegion local,
-                  DetRegion remote) {
+                  DetRegion remote, long roundTripNs) {
     }
 
     private DetFabric(DetContext context) {
@@ -196,7 +216,9 @@ public final class DetFabric implements Fabric {
             for (int k = 0; k < wrMeta.size(); k++) {
                 WrMeta meta = wrMeta.get(k);
                 if (meta.local() == region) {
-                    m.refuseIfUntaken(k, WcStatus.LOC_PROT_ERR);
+                    if (!onTheWire(m, k)) { // R17: only a request the NIC has not taken is refused
+                        m.refuseIfUntaken(k, WcStatus.LOC_PROT_ERR);
+                    }
                 } else if (meta.remote() == region) {
                     m.refuseIfUntaken(k, WcStatus.REM_ACCESS_ERR);
                 }
@@ -340,7 +362,7 @@ public final class DetFabric implements Fabric {
                 + (finished ? "" : ", NOT FINISHED (step bound or deadlock)")
                 + (failures.isEmpty() ? "" : ", failures " + failures)
                 + (crashed.isEmpty() ? "" : ", crashed " + crashed)
-                + "; replay with new DetContext().seed(" + seed + ") and the same fault plan";
+                + "; replay with new DetContext().seed(" + seed + ") and the same fault plan and delays";
         }
     }
 
@@ -358,6 +380,9 @@ public final class DetFabric implements Fabric {
             running = true;
         }
         SplittableRandom random = new SplittableRandom(context.seed());
+        // A stream of its own, so that delays do not shift the scheduler's choices.
+        SplittableRandom delayRandom = new SplittableRandom(context.seed() ^ 0x7F4A7C159E3779B9L);
+        boolean delays = context.hasRoundTrips();
         List<FaultPlan.Fault> faults = new ArrayList<>(context.faults().faults());
         long[] delayedUntil = new long[Math.max(1, nodes.size())];
         for (Actor a : actors) {
@@ -372,12 +397,20 @@ public final class DetFabric implements Fabric {
                 buffer = new long[machine.maxSteps() * 2];
             }
             int n = machine.enabled(buffer);
+            heldUntil = Long.MAX_VALUE;
+            if (delays) {
+                n = withoutEarly(buffer, n);
+            }
             n = withoutDelayed(buffer, n, delayedUntil);
             if (n == 0) {
-                if (!timeOutAWaiter()) {
+                long next = Math.min(heldUntil, earliestWakeUp());
+                if (next == Long.MAX_VALUE) {
                     finished = actors.stream().allMatch(a -> a.finished);
                     break;
                 }
+                // Nothing can happen before `next`: the clock jumps there (no choice, but part of the trace).
+                virtualNanos = next;
+                traceHash = DetMachine.mix(traceHash, ~next);
                 continue;
             }
             if (steps >= context.maxSteps()) {
@@ -390,6 +423,9 @@ public final class DetFabric implements Fabric {
             virtualNanos += context.nanosPerStep();
             int t = machine.threadOf(s);
             boolean actorStep = Steps.isThreadStep(s);
+            if (delays && actorStep && machine.pendingOp(t) instanceof DetProgram.PostAll p) {
+                posted(p, delayRandom);
+            }
             machine.apply(s);
             if (actorStep) {
                 resume(actorOf(t));
@@ -506,31 +542,74 @@ public final class DetFabric implements Fabric {
     }
 
     /**
-     * Nothing can happen: a thread waiting on a completion queue times out (virtual time jumps to its deadline), so
-     * that waits with timeouts and non-blocking polls return instead of hanging.
+     * Stamps the requests of a post that have a round-trip delay: posted now, at {@code P}, with round trip {@code X},
+     * the NIC may act on one from a moment drawn in {@code [P, P + X]} and it completes from {@code P + X}.
      */
-    private boolean timeOutAWaiter() {
-        Actor best = null;
-        long bestDeadline = Long.MAX_VALUE;
-        for (Actor a : actors) {
-            if (a.finished || !machine.hasPending(a.thread)) {
+    private void posted(DetProgram.PostAll post, SplittableRandom delayRandom) {
+        for (int k : post.wrs()) {
+            long x = wrMeta.get(k).roundTripNs();
+            if (x <= 0) {
                 continue;
             }
-            DetProgram.Op op = machine.pendingOp(a.thread);
-            if (op instanceof DetCompletionQueue.PollOp p && p.deadline() < bestDeadline) {
-                best = a;
-                bestDeadline = p.deadline();
+            if (k >= actsFrom.length) {
+                int size = Math.max(k + 1, actsFrom.length * 2 + 16);
+                actsFrom = java.util.Arrays.copyOf(actsFrom, size);
+                completesFrom = java.util.Arrays.copyOf(completesFrom, size);
+            }
+            long p = virtualNanos;
+            long span = Math.min(x, Long.MAX_VALUE - p);
+            // At most P + X: a request completes only after its effects (R11), which must be able to come first.
+            actsFrom[k] = p + delayRandom.nextLong(span == Long.MAX_VALUE ? span : span + 1);
+            completesFrom[k] = p + span;
+        }
+    }
+
+    /**
+     * Whether request k has a round-trip delay and its doorbell has reached the sender's NIC: the NIC has checked its
+     * local key and sent it, so deregistering its local region no longer refuses it (the target still checks the
+     * remote key when the request arrives).
+     */
+    private boolean onTheWire(DetMachine m, int k) {
+        return k < completesFrom.length && completesFrom[k] > 0 && m.reachedNic(k);
+    }
+
+    /**
+     * Holds back the NIC steps of delayed requests whose time has not come, and notes in {@link #heldUntil} when the
+     * first of them may happen.
+     */
+    private int withoutEarly(long[] buffer, int n) {
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            long s = buffer[i];
+            long from = 0;
+            if (machine.nicNode(s) >= 0) {
+                int k = Steps.index(s);
+                if (k < actsFrom.length) {
+                    from = Steps.kind(s) == Steps.COMPLETE ? completesFrom[k] : actsFrom[k];
+                }
+            }
+            if (from > virtualNanos) {
+                heldUntil = Math.min(heldUntil, from);
+            } else {
+                buffer[kept++] = s;
             }
         }
-        if (best == null) {
-            return false;
+        return kept;
+    }
+
+    /**
+     * @return the earliest virtual time at which a waiting poll may return empty (a timed wait's deadline, an empty
+     *     non-blocking poll's {@link DetContext#emptyPollNs()}), Long.MAX_VALUE if none
+     */
+    private long earliestWakeUp() {
+        long best = Long.MAX_VALUE;
+        for (Actor a : actors) {
+            if (!a.finished && machine.hasPending(a.thread)
+                && machine.pendingOp(a.thread) instanceof DetCompletionQueue.PollOp p && p.wakeAt() > virtualNanos) {
+                best = Math.min(best, p.wakeAt());
+            }
         }
-        virtualNanos = Math.max(virtualNanos, bestDeadline);
-        steps++;
-        traceHash = DetMachine.mix(traceHash, -1 - best.thread);
-        machine.completeExternally(best.thread, 0);
-        resume(best);
-        return true;
+        return best;
     }
 
     /**

@@ -225,7 +225,8 @@ final class DetQueuePair implements QueuePair {
             }
         }
         return fabric.addWr(w, new DetFabric.WrMeta(wr.wrId(), wr.has(WorkRequest.SIGNALED), op,
-            op.isAtomic() ? 8 : len, this, inlineWrite ? null : l, r));
+            op.isAtomic() ? 8 : len, this, inlineWrite ? null : l, r,
+            fabric.context().roundTripNs(node.id(), target)));
     }
 
     /** Called by the machine's completion step. */

@@ -8,6 +8,12 @@ import java.util.SplittableRandom;
  * Faults the deterministic fabric injects at chosen steps of a run. A plan is either written out ({@link #of}) or
  * derived from the run's seed ({@link #random}), so a seed replays its faults too.
  *
+ * <p>Faults happen at step numbers, not at virtual times. Latency in virtual time is a setting of {@link DetContext}
+ * instead ({@link DetContext#linkRoundTripNs}, {@link DetContext#nodeRoundTripNs}): a request with a round trip
+ * completes no earlier than that long after posting, successfully or with the error of a queue pair broken by a
+ * {@link Crash}, {@link CutLink} or {@link QueuePairError} here, so a waiter whose timeout is shorter gives up first
+ * and a later poll finds the error; the request may still have taken effect, or take it later (R20).
+ *
  * @param faults the faults, each at a step number
  */
 public record FaultPlan(List<Fault> faults) {
@@ -61,7 +67,8 @@ public record FaultPlan(List<Fault> faults) {
     /**
      * A node's NIC is slow for a while: the sub-actions it performs (placing and reading remote data, atomics, for
      * requests targeting it; source reads, result writes and completions, for requests it issues) are chosen only when
-     * nothing else is enabled.
+     * nothing else is enabled. It reorders steps (the slow NIC loses races) and does not move the virtual clock; for
+     * latency in virtual time, see {@link DetContext#linkRoundTripNs}.
      *
      * @param atStep when it starts
      * @param node the node id

@@ -181,6 +181,14 @@ public final class DetMachine {
         return true;
     }
 
+    /**
+     * @param k a request
+     * @return whether its doorbell has reached the NIC ({@code Drain}): the sender's NIC has it
+     */
+    public boolean reachedNic(int k) {
+        return wr.s(k).st == WrTable.NIC;
+    }
+
     /** Whether the NIC has begun request k (any sub-action or status, other than an inline put's copy at post). */
     private boolean started(int k) {
         WrTable.State s = wr.s(k);

@@ -1,0 +1,75 @@
+package dev.remora.locks;
+
+import dev.remora.verbs.Access;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.MemoryRegion;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAccessException;
+import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.VerbsTimeoutException;
+import dev.remora.verbs.sim.SimFabric;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link McsLock} when a waiter vanishes mid-queue and when the ordered release's flush fails. */
+class McsLockFailureTest {
+
+    @Test
+    void shouldBoundTheWaitForASuccessorThatSwappedTheTailButNeverLinks() {
+        try (SimFabric fabric = SimFabric.open()) {
+            Node home = fabric.addNode("home");
+            Node c = fabric.addNode("c");
+            RemoteAddress lock = McsLock.create(home, 2);
+            Endpoint.Context quick = new Endpoint.Context().operationTimeoutNs(TimeUnit.MILLISECONDS.toNanos(50));
+            try (Endpoint a = Endpoint.open(c, quick); Endpoint ghost = Endpoint.open(c)) {
+                McsLock holder = McsLock.attach(a, lock, 2, 0);
+                holder.lock();
+                // A waiter with index 1 swaps the tail (1 -> 2) and crashes before it links behind the holder.
+                assertEquals(1, ghost.cas(lock.plus(McsLock.TAIL_OFFSET), 1, 2));
+                VerbsTimeoutException e = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                    () -> assertThrows(VerbsTimeoutException.class, holder::unlock),
+                    "unlock() waited for ever for a successor that never links");
+                assertTrue(e.getMessage().contains("has not linked"), e.getMessage());
+                assertTrue(holder.isHeld(), "nothing was released, so the holder still holds the lock");
+                // The operator, knowing the waiter is gone, frees the tail; the holder's next release finds it free.
+                assertEquals(2, McsLock.reset(ghost, lock));
+                holder.unlock();
+                McsLock next = McsLock.attach(ghost, lock, 2, 1);
+                assertEquals(LockResult.ACQUIRED, next.tryLock());
+                next.unlock();
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepTheLockWhenTheOrderedReleasesFlushFails() {
+        try (SimFabric fabric = SimFabric.open()) {
+            Node home = fabric.addNode("home");
+            Node c = fabric.addNode("c");
+            Node d = fabric.addNode("d");
+            RemoteAddress lock = McsLock.create(home, 2);
+            // The critical section writes a region that cannot be read remotely: the flush READ is refused.
+            MemoryRegion writeOnly = d.allocate(8, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
+                McsLock first = McsLock.attach(a, lock, 2, 0);
+                McsLock second = McsLock.attach(b, lock, 2, 1);
+                first.lock();
+                a.writeLong(writeOnly.remote(0), 42);
+                RemoteAccessException e = assertThrows(RemoteAccessException.class, first::unlock);
+                assertTrue(e.getMessage().contains("READ"), e.getMessage());
+                assertTrue(first.isHeld(), "a failed flush released nothing");
+                assertEquals(LockResult.CONTENDED, second.tryLock(), "nobody else got in");
+                first.unlockWeak(); // the holder gives up on publication and frees the lock
+                assertEquals(LockResult.ACQUIRED, second.tryLock());
+                second.unlock();
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.remora.locks;
+
+import dev.remora.verbs.Access;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.MemoryRegion;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.det.DetContext;
+import dev.remora.verbs.det.DetFabric;
+import dev.remora.verbs.det.DetRuns;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Readers and writers of one {@link RemoteReadWriteLock} together on the deterministic fabric: two writers (one on the
+ * lock's home node, through its loopback queue pair) keep two words on a data node equal, two readers check that they
+ * are; no reader may run beside a writer, nor two writers together. Then the same with the home's round trip at 20 ms
+ * and every first acquire of a round cut at 15 ms, so that timed-out FETCH_ADDs land after their caller gave up.
+ */
+class ReadWriteLockDeterministicTest {
+    private static final int SEEDS = Integer.getInteger("remora.test.rwSeeds", 60);
+    private static final int ROUNDS = 2;
+
+    private record Outcome(DetFabric.Result result, long x, int writersInside, int readersBesideWriter,
+                           int tornReads, int reads, int timeouts) {
+    }
+
+    private static Outcome run(long seed, boolean timeouts) {
+        DetContext ctx = new DetContext().seed(seed).maxSteps(600_000);
+        if (timeouts) {
+            ctx.nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        DetFabric f = DetFabric.open(ctx);
+        Node home = f.addNode("home");
+        Node data = f.addNode("data");
+        Node c1 = f.addNode("c1");
+        Node c2 = f.addNode("c2");
+        RemoteAddress lock = RemoteReadWriteLock.create(home);
+        MemoryRegion words = data.allocate(16, Access.ALL);
+        int[] writers = new int[2];
+        int[] readers = new int[1];
+        int[] beside = new int[1];
+        int[] torn = new int[1];
+        int[] reads = new int[1];
+        int[] cut = new int[1];
+        Node[] nodes = {home, c1, c2, c2};
+        for (int t = 0; t < nodes.length; t++) {
+            boolean writer = t < 2;
+            Node node = nodes[t];
+            f.spawn(node, (writer ? "w" : "r") + t, () -> {
+                try (Endpoint ep = Endpoint.open(node); RemoteReadWriteLock rw = RemoteReadWriteLock.attach(ep, lock)) {
+                    RemoteLock l = writer ? rw.writeLock() : rw.readLock();
+                    for (int i = 0; i < ROUNDS; i++) {
+                        if (!l.lock(timeouts ? TimeUnit.MILLISECONDS.toNanos(15) : Long.MAX_VALUE,
+                            TimeUnit.NANOSECONDS).acquired()) {
+                            cut[0]++;
+                            l.lock();
+                        }
+                        if (writer) {
+                            writers[0]++;
+                            writers[1] = Math.max(writers[1], writers[0]);
+                            beside[0] += readers[0];
+                            long x = ep.readLong(words.remote(0));
+                            ep.writeLong(words.remote(0), x + 1);
+                            ep.writeLong(words.remote(8), x + 1);
+                            writers[0]--;
+                        } else {
+                            readers[0]++;
+                            beside[0] += writers[0];
+                            long y = ep.readLong(words.remote(8));
+                            long x = ep.readLong(words.remote(0));
+                            torn[0] += x == y ? 0 : 1;
+                            reads[0]++;
+                            readers[0]--;
+                        }
+                        l.unlock();
+                    }
+                }
+            });
+        }
+        DetFabric.Result r = f.run();
+        return new Outcome(r, f.peek(words, 0), writers[1], beside[0], torn[0], reads[0], cut[0]);
+    }
+
+    private static void check(boolean timeouts) {
+        int[] cut = {0};
+        DetRuns.forEachSeed(1, SEEDS, seed -> {
+            Outcome o = run(seed, timeouts);
+            assertTrue(o.result().finished() && o.result().failures().isEmpty(), o.result().describe());
+            assertEquals(1, o.writersInside(), "two writers inside");
+            assertEquals(0, o.readersBesideWriter(), "a reader beside a writer");
+            assertEquals(0, o.tornReads(), "a reader saw a writer's critical section half done");
+            assertEquals(2 * ROUNDS, o.reads());
+            assertEquals(2 * ROUNDS, o.x(), "a write under the lock was lost");
+            cut[0] += o.timeouts();
+        });
+        if (timeouts) {
+            assertTrue(cut[0] > 0, "no acquire timed out: the test did not test anything");
+        }
+    }
+
+    @Test
+    void shouldExcludeWritersFromReadersAndEachOtherWithAWriterOnTheHome() {
+        check(false);
+    }
+
+    @Test
+    void shouldNeitherLeakCountsNorBreakExclusionWhenAcquiresTimeOut() {
+        check(true);
+    }
+}

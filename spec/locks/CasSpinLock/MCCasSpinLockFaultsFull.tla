@@ -1,0 +1,4 @@
+---- MODULE MCCasSpinLockFaultsFull ----
+(* A model of MCCasSpinLockFaults.tla; see MCCasSpinLockFaultsFull.cfg. *)
+EXTENDS MCCasSpinLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCasSpinLockOrphan ----
+(* A model of MCCasSpinLockFaults.tla; see MCCasSpinLockOrphan.cfg. *)
+EXTENDS MCCasSpinLockFaults
+====

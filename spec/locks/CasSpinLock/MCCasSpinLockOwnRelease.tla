@@ -1,0 +1,4 @@
+---- MODULE MCCasSpinLockOwnRelease ----
+(* A model of MCCasSpinLockFaults.tla; see MCCasSpinLockOwnRelease.cfg. *)
+EXTENDS MCCasSpinLockFaults
+====

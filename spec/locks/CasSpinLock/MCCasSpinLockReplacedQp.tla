@@ -1,0 +1,4 @@
+---- MODULE MCCasSpinLockReplacedQp ----
+(* A model of MCCasSpinLockFaults.tla; see MCCasSpinLockReplacedQp.cfg. *)
+EXTENDS MCCasSpinLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockFencing ----
+(* A model of MCLeaseLock.tla; see MCLeaseLockFencing.cfg. *)
+EXTENDS MCLeaseLock
+====

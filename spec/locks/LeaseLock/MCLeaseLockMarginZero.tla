@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockMarginZero ----
+(* A model of MCLeaseLock.tla; see MCLeaseLockMarginZero.cfg. *)
+EXTENDS MCLeaseLock
+====

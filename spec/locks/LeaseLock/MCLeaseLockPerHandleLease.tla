@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockPerHandleLease ----
+(* A model of MCLeaseLock.tla; see MCLeaseLockPerHandleLease.cfg. *)
+EXTENDS MCLeaseLock
+====

@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockRenewBlind ----
+(* A model of MCLeaseLock.tla; see MCLeaseLockRenewBlind.cfg. *)
+EXTENDS MCLeaseLock
+====

@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockWaitAfterRead ----
+(* A model of MCLeaseLock.tla; see MCLeaseLockWaitAfterRead.cfg. *)
+EXTENDS MCLeaseLock
+====

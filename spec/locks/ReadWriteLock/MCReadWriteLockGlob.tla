@@ -1,0 +1,4 @@
+---- MODULE MCReadWriteLockGlob ----
+(* The GLOB model of MCReadWriteLock.tla; see MCReadWriteLockGlob.cfg. *)
+EXTENDS MCReadWriteLock
+====

@@ -1,0 +1,4 @@
+---- MODULE MCTicketLockDropped ----
+(* A model of MCTicketLockFaults.tla; see MCTicketLockDropped.cfg. *)
+EXTENDS MCTicketLockFaults
+====

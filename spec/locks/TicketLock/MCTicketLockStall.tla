@@ -1,0 +1,4 @@
+---- MODULE MCTicketLockStall ----
+(* A model of MCTicketLockFaults.tla; see MCTicketLockStall.cfg. *)
+EXTENDS MCTicketLockFaults
+====
