@@ -387,6 +387,24 @@ abstract class AbstractRemoteLock implements RemoteLock {
         USER.setRelease(this, null);
     }
 
+    /**
+     * Waits, within the endpoint's wait budget, for the completion of a request an earlier call left unsettled.
+     *
+     * @param endpoint the endpoint that issued it
+     * @param request the request
+     * @param what what it was, for the message
+     * @return its outcome (never PENDING)
+     * @throws VerbsTimeoutException if the completion still has not come; the request stays unsettled
+     */
+    static dev.remora.verbs.UnsettledRequest.Outcome settleWithinBudget(Endpoint endpoint,
+                                                                        dev.remora.verbs.UnsettledRequest request,
+                                                                        String what) {
+        if (!request.settle(endpoint.waitBudgetNs())) {
+            throw new VerbsTimeoutException("an earlier " + what + " is still unsettled", request);
+        }
+        return request.outcome();
+    }
+
     /** Checks that an id is positive, as lock words reserve 0 for "free". */
     static long positiveId(long id, String what) {
         if (id <= 0) {

@@ -107,9 +107,7 @@ public final class CasSpinLock extends AbstractRemoteLock {
     protected LockResult attempt() {
         if (pendingAcquire != null) {
             UnsettledRequest u = pendingAcquire;
-            if (!u.settle(endpoint.waitBudgetNs())) {
-                throw new VerbsTimeoutException("an earlier acquire CAS at " + word + " is still unsettled", u);
-            }
+            settleWithinBudget(endpoint, u, "acquire CAS at " + word);
             pendingAcquire = null;
             if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED && u.value() == FREE) {
                 mine = pendingAcquireValue;
@@ -155,9 +153,7 @@ public final class CasSpinLock extends AbstractRemoteLock {
     protected void release() {
         if (pendingRelease != null) {
             UnsettledRequest u = pendingRelease;
-            if (!u.settle(endpoint.waitBudgetNs())) {
-                throw new VerbsTimeoutException("an earlier release CAS at " + word + " is still unsettled", u);
-            }
+            settleWithinBudget(endpoint, u, "release CAS at " + word);
             pendingRelease = null;
             if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED) {
                 checkReleased(u.value());

@@ -246,9 +246,7 @@ public final class LeaseLock extends AbstractRemoteLock {
      */
     private boolean settle() {
         UnsettledRequest u = pending;
-        if (!u.settle(endpoint.waitBudgetNs())) {
-            throw new VerbsTimeoutException("an earlier CAS at " + leaseWord + " is still unsettled", u);
-        }
+        settleWithinBudget(endpoint, u, "CAS at " + leaseWord);
         pending = null;
         return switch (u.outcome()) {
             case SUCCEEDED -> u.value() == pendingExpected;

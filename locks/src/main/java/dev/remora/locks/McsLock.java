@@ -228,9 +228,7 @@ public final class McsLock extends AbstractRemoteLock {
      */
     private long settleCas() {
         UnsettledRequest u = pendingCas;
-        if (!u.settle(endpoint.waitBudgetNs())) {
-            throw new VerbsTimeoutException("an earlier tail CAS at " + tail + " is still unsettled", u);
-        }
+        settleWithinBudget(endpoint, u, "tail CAS at " + tail);
         pendingCas = null;
         if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
             positionUnknown = true;

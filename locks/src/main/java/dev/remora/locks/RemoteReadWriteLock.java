@@ -180,9 +180,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
         Purpose settled = null;
         if (pending != null) {
             UnsettledRequest u = pending;
-            if (!u.settle(endpoint.waitBudgetNs())) {
-                throw new VerbsTimeoutException("an earlier FETCH_ADD at " + word + " is still unsettled", u);
-            }
+            AbstractRemoteLock.settleWithinBudget(endpoint, u, "FETCH_ADD at " + word);
             pending = null;
             if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
                 indeterminate++; // never repeated nor compensated: a count may stay wrong (see the class comment)

@@ -216,9 +216,7 @@ public final class TicketLock extends AbstractRemoteLock {
      */
     private boolean settleCas() {
         UnsettledRequest u = pendingCas;
-        if (!u.settle(endpoint.waitBudgetNs())) {
-            throw new VerbsTimeoutException("an earlier acquire CAS at " + next + " is still unsettled", u);
-        }
+        settleWithinBudget(endpoint, u, "acquire CAS at " + next);
         pendingCas = null;
         if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED && u.value() == pendingCasTicket) {
             ticket = pendingCasTicket;
