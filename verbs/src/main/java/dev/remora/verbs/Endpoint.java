@@ -415,6 +415,9 @@ public final class Endpoint implements AutoCloseable {
             }
             tag.await(left);
         }
+        if (request.opcode() == Opcode.WRITE) {
+            unplaced[qp.remoteNodeId()] = true; // posted, so it may land at any time: acked is not placed (R11)
+        }
         WaitStatus status = tag.await(Math.max(0, budget - (cq.nanoTime() - start)));
         if (status == WaitStatus.COMPLETED) {
             if (request.opcode() != Opcode.WRITE) {
@@ -511,7 +514,6 @@ public final class Endpoint implements AutoCloseable {
             QueuePair qp = connected(address.nodeId());
             scratch.putLong(0, value);
             wr.write(scratch, 0, Long.BYTES, address).flags(WorkRequest.SIGNALED | WorkRequest.INLINE);
-            unplaced[address.nodeId()] = true; // acknowledged is not placed (R11)
             execute(qp, wr, address);
             if (flushLater) {
                 remember(address);
@@ -534,7 +536,6 @@ public final class Endpoint implements AutoCloseable {
         try {
             QueuePair qp = connected(address.nodeId());
             wr.write(source, offset, length, address).flags(WorkRequest.SIGNALED);
-            unplaced[address.nodeId()] = true; // acknowledged is not placed (R11)
             execute(qp, wr, address);
             remember(address);
         } finally {
