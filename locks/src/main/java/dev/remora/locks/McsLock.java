@@ -18,25 +18,8 @@ import java.util.concurrent.TimeUnit;
  * not starvation-free: a thread's CAS can keep failing while others keep joining (the TLA+ model
  * {@code spec/locks/McsLock/MCMcsLockDoorway} finds such a run); once queued, a thread always gets in.
  *
- * <p>Home layout (participant {@code i} is a handle's index, {@code 0 <= i < capacity}):
- * <pre>
- *   0                                                             63
- *  +---------------------------------------------------------------+
- *  |   tail: 0 = free, else index + 1 of the last queued handle    |  offset 0
- *  +---------------------------------------------------------------+
- *  |   slot[i].key: node id (high 32 bits) | qnode rkey (low 32)   |  offset 8 + 16 i
- *  +---------------------------------------------------------------+
- *  |   slot[i].address: qnode virtual address                      |  offset 16 + 16 i
- *  +---------------------------------------------------------------+
- * </pre>
- * Each handle's queue node, in its own node's memory:
- * <pre>
- *  +---------------------------------------------------------------+
- *  |   locked: 1 while waiting; the predecessor WRITEs 0            |  offset 0
- *  +---------------------------------------------------------------+
- *  |   next: 0, or index + 1 of the successor (it WRITEs this)      |  offset 8
- *  +---------------------------------------------------------------+
- * </pre>
+ * <p>The layout (the tail word and slot table at the home, a queue node per handle in its own node's memory) is
+ * drawn in {@link McsLockDescriptor}.
  *
  * <table>
  *   <caption>Verbs per operation (uncontended)</caption>
@@ -77,17 +60,17 @@ import java.util.concurrent.TimeUnit;
  */
 public final class McsLock extends AbstractRemoteLock {
     /** Offset of the tail word. */
-    public static final int TAIL_OFFSET = 0;
+    public static final int TAIL_OFFSET = McsLockDescriptor.TAIL_OFFSET;
     /** Offset of slot 0. */
-    public static final int SLOTS_OFFSET = 8;
+    public static final int SLOTS_OFFSET = McsLockDescriptor.SLOTS_OFFSET;
     /** Bytes per slot. */
-    public static final int SLOT_LENGTH = 16;
+    public static final int SLOT_LENGTH = McsLockDescriptor.SLOT_LENGTH;
     /** Offset of a queue node's locked flag. */
-    public static final int QNODE_LOCKED_OFFSET = 0;
+    public static final int QNODE_LOCKED_OFFSET = McsLockDescriptor.QNODE_LOCKED_OFFSET;
     /** Offset of a queue node's next word. */
-    public static final int QNODE_NEXT_OFFSET = 8;
+    public static final int QNODE_NEXT_OFFSET = McsLockDescriptor.QNODE_NEXT_OFFSET;
     /** Bytes of a queue node. */
-    public static final int QNODE_LENGTH = 16;
+    public static final int QNODE_LENGTH = McsLockDescriptor.QNODE_LENGTH;
 
     private final RemoteAddress base;
     private final RemoteAddress tail;
@@ -128,8 +111,8 @@ public final class McsLock extends AbstractRemoteLock {
     /** Publishes this handle's queue node in its slot (read by a successor or predecessor that learns our index). */
     private void writeSlot() {
         RemoteAddress mine = qnodes[(int) me - 1];
-        RemoteAddress slot = base.plus(SLOTS_OFFSET + (long) SLOT_LENGTH * (me - 1));
-        endpoint.writeLong(slot, ((long) mine.nodeId() << 32) | (mine.rkey() & 0xFFFF_FFFFL), false);
+        RemoteAddress slot = McsLockDescriptor.slot(base, me - 1);
+        endpoint.writeLong(slot, McsLockDescriptor.slotKey(mine), false);
         endpoint.writeLong(slot.plus(8), mine.address(), false);
         slotEpoch = endpoint.queuePairEpoch(tail.nodeId());
         slotWritten = true;
@@ -142,7 +125,7 @@ public final class McsLock extends AbstractRemoteLock {
      * @return the length
      */
     public static int length(int capacity) {
-        return SLOTS_OFFSET + SLOT_LENGTH * capacity;
+        return McsLockDescriptor.length(capacity);
     }
 
     /**
@@ -153,7 +136,7 @@ public final class McsLock extends AbstractRemoteLock {
      * @return the lock's base address
      */
     public static RemoteAddress create(Node home, int capacity) {
-        if (capacity < 1 || capacity > 1 << 20) {
+        if (capacity < 1 || capacity > McsLockDescriptor.MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in 1..2^20: " + capacity);
         }
         return home.allocate(length(capacity), Access.ALL).remote(0);
@@ -183,10 +166,10 @@ public final class McsLock extends AbstractRemoteLock {
         }
         RemoteAddress a = qnodes[i];
         if (a == null) {
-            RemoteAddress slot = base.plus(SLOTS_OFFSET + (long) SLOT_LENGTH * i);
+            RemoteAddress slot = McsLockDescriptor.slot(base, i);
             long key = endpoint.readLong(slot);
             long address = endpoint.readLong(slot.plus(8));
-            a = new RemoteAddress((int) (key >>> 32), (int) key, address);
+            a = McsLockDescriptor.qnode(key, address);
             qnodes[i] = a; // slots never change once written
         }
         return a;
