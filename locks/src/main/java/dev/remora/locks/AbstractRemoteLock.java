@@ -348,13 +348,11 @@ abstract class AbstractRemoteLock implements RemoteLock {
         return "unlock by a handle that does not hold the lock";
     }
 
-    /** Marks the lock as no longer held by this handle, when it learns it lost it (a lease taken over). */
+    /**
+     * Marks the lock as no longer held by this handle, when it learns it lost it (a lease taken over) or released it
+     * by a release whose outcome is unknown and must not be repeated (the read-write lock).
+     */
     protected final void dropHeld() {
-        held = false;
-    }
-
-    /** Marks the lock as released by a release whose outcome is unknown and must not be repeated. */
-    final void dropHeldAfterUnknownRelease() {
         held = false;
     }
 

@@ -216,7 +216,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
             faa(delta, purpose);
         } catch (RemoteAccessException e) {
             if (e.isIndeterminate()) {
-                side.dropHeldAfterUnknownRelease();
+                side.dropHeld();
             }
             throw e;
         }
