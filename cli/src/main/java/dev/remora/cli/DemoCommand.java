@@ -161,7 +161,7 @@ public final class DemoCommand implements Callable<Integer> {
      */
     private boolean lockWorkload(PrintWriter out, SimFabric fabric, Node home, Node[] clients) throws Exception {
         Node dataNode = fabric.addNode("N3-data");
-        RemoteAddress lock = TicketLock.create(home);
+        RemoteAddress lock = TicketLock.create(home).address();
         MemoryRegion data = dataNode.allocate(8, Access.ALL);
         int lockThreads = Math.min(threads, 4);
         int perThread = LOCK_ACQUISITIONS / lockThreads;

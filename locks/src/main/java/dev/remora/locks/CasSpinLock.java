@@ -80,10 +80,10 @@ public final class CasSpinLock extends AbstractRemoteLock {
      * Allocates a free lock in {@code home}'s memory.
      *
      * @param home the lock's node
-     * @return the lock word's address
+     * @return the lock's memory: {@link LockHome#address()} is the lock word's address
      */
-    public static RemoteAddress create(Node home) {
-        return home.allocate(LENGTH, Access.ALL).remote(OWNER_OFFSET);
+    public static LockHome create(Node home) {
+        return new LockHome(home.allocate(LENGTH, Access.ALL), OWNER_OFFSET);
     }
 
     /**

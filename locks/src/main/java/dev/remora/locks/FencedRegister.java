@@ -44,10 +44,10 @@ public final class FencedRegister {
      * Allocates a register holding 0 with token 0.
      *
      * @param home its node
-     * @return its address
+     * @return its memory: {@link LockHome#address()} is the register's address
      */
-    public static RemoteAddress create(Node home) {
-        return home.allocate(8, Access.ALL).remote(0);
+    public static LockHome create(Node home) {
+        return new LockHome(home.allocate(8, Access.ALL), 0);
     }
 
     /**

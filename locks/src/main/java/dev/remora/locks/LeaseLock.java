@@ -45,8 +45,11 @@ import java.util.Objects;
  *   <tr><td>{@link #unlock()}</td><td>flush READs, CAS(g, b → g + 1, 0)</td><td>1 (+1 per node written)</td></tr>
  * </table>
  *
- * <p>A handle is {@link AutoCloseable}: {@link #close()} releases a lock it still holds (as {@link #unlock()}) and
- * makes the handle unusable. It owns no registered memory of its own.
+ * <p>A holder with a long critical section can leave renewal to a {@link LeaseWatchdog} ({@link #startWatchdog}), a
+ * thread that renews while the handle holds the lock and reports a takeover.
+ *
+ * <p>A handle is {@link AutoCloseable}: {@link #close()} releases a lock it still holds (as {@link #unlock()}), stops
+ * its watchdog and makes the handle unusable. It owns no registered memory of its own.
  *
  * <p><b>Timeouts, errors, crashes.</b> A CAS whose completion comes late (acquire, renewal, release) is settled by the
  * handle's next call: an acquisition that landed is found, a renewal that landed moves the lease word this holder
@@ -59,13 +62,19 @@ public final class LeaseLock extends AbstractRemoteLock {
     private final RemoteAddress leaseWord;
     private final long leaseNs;
     private final long marginNs;
-    /** The handle held the lock and found it taken over (by a renewal or the release); cleared by the next acquire. */
-    private boolean lost;
-    /** While held: the lease word as this handle last installed it. */
-    private long word;
+    /**
+     * The handle held the lock and found it taken over (by a renewal, its watchdog or the release); cleared by the
+     * next acquire. Volatile, as are {@link #word} and {@link #leaseStartNs}: a {@link LeaseWatchdog} thread writes
+     * them while the holder's thread reads them.
+     */
+    private volatile boolean lost;
+    /** While held: the lease word as this handle (or its watchdog) last installed it. */
+    private volatile long word;
     private long token;
     /** While held: the clock reading taken before posting the CAS that installed {@link #word}. */
-    private long leaseStartNs;
+    private volatile long leaseStartNs;
+    /** The watchdog renewing this handle's lease, or null. */
+    private volatile LeaseWatchdog watchdog;
     private boolean seen;
     private long seenWord;
     private long seenSinceNs;
@@ -99,17 +108,17 @@ public final class LeaseLock extends AbstractRemoteLock {
      * @param home its node
      * @param leaseNs how long a lease lasts without renewal, in nanoseconds of the fabric's clock
      * @param marginNs the margin, in nanoseconds: {@code 0 < marginNs < leaseNs}
-     * @return its base address
+     * @return its memory: {@link LockHome#address()} is its base address
      * @throws IllegalArgumentException if the lease or the margin is out of range
      */
-    public static RemoteAddress create(Node home, long leaseNs, long marginNs) {
+    public static LockHome create(Node home, long leaseNs, long marginNs) {
         checkTiming(leaseNs, marginNs);
         MemoryRegion region = home.allocate(LeaseLockDescriptor.LENGTH, Access.ALL);
         region.putLong(LeaseLockDescriptor.LEASE_NS_OFFSET, leaseNs);
         // Store, then mfence: both parameters reach memory before the address is handed out, since a remote READ does
         // not see a store still in the store buffer (R1, R5).
         region.putLongVolatile(LeaseLockDescriptor.MARGIN_NS_OFFSET, marginNs);
-        return region.remote(0);
+        return new LockHome(region, 0);
     }
 
     private static void checkTiming(long leaseNs, long marginNs) {
@@ -275,9 +284,15 @@ public final class LeaseLock extends AbstractRemoteLock {
      */
     public boolean renew() {
         if (lost) {
+            if (isHeld()) {
+                dropHeld(); // the watchdog found the takeover
+            }
             return false;
         }
         checkHeld();
+        if (watchdog != null) {
+            return true; // the watchdog renews (two renewers of one word would make each other's CAS fail)
+        }
         if (pending != null && pendingKind == Kind.RENEW) {
             if (settle()) {
                 word = pendingNext;
@@ -310,7 +325,76 @@ public final class LeaseLock extends AbstractRemoteLock {
      * @return whether this handle may trust its lease
      */
     public boolean isLeaseValid() {
-        return isHeld() && endpoint.nanoTime() - leaseStartNs < leaseNs - marginNs;
+        return isHeld() && !lost && endpoint.nanoTime() - leaseStartNs < leaseNs - marginNs;
+    }
+
+    /**
+     * Starts a {@link LeaseWatchdog} that renews this handle's lease every {@code periodNs} while the handle holds the
+     * lock, from its own thread and endpoint, and reports a takeover to {@code onTakeover} (with the lost fencing
+     * token). While it runs, {@link #renew()} posts nothing and answers whether the watchdog still holds the lease.
+     * Releasing the lock or closing the handle stops it.
+     *
+     * @param periodNs how often to renew: positive and below {@link #leaseNs()} − {@link #marginNs()} (a third of it
+     *     leaves two renewals' slack)
+     * @param onTakeover called once, from the watchdog's thread, if the lock was taken over
+     * @return the running watchdog
+     * @throws IllegalStateException if this handle does not hold the lock or already has a watchdog
+     * @throws IllegalArgumentException if the period is out of range
+     */
+    public LeaseWatchdog startWatchdog(long periodNs, java.util.function.LongConsumer onTakeover) {
+        checkHeld();
+        if (lost) {
+            throw new IllegalStateException(notHeldMessage());
+        }
+        if (watchdog != null) {
+            throw new IllegalStateException("this handle's lease already has a watchdog");
+        }
+        if (periodNs <= 0 || periodNs >= leaseNs - marginNs) {
+            throw new IllegalArgumentException("the watchdog's period must be positive and below lease - margin ("
+                + (leaseNs - marginNs) + " ns): " + periodNs);
+        }
+        if (pending != null && pendingKind == Kind.RENEW && settle()) {
+            word = pendingNext; // a late renewal of this handle landed: the watchdog renews from its word
+            leaseStartNs = pendingBeforeNs;
+        }
+        LeaseWatchdog w = new LeaseWatchdog(this, endpoint, periodNs, onTakeover);
+        watchdog = w;
+        w.start();
+        return w;
+    }
+
+    RemoteAddress leaseWordAddress() {
+        return leaseWord;
+    }
+
+    long watchdogWord() {
+        return word;
+    }
+
+    boolean watchdogLost() {
+        return lost;
+    }
+
+    void watchdogRenewed(long next, long beforeNs) {
+        word = next;
+        leaseStartNs = beforeNs;
+    }
+
+    void watchdogFoundTakeover() {
+        lost = true;
+    }
+
+    void watchdogStopped(LeaseWatchdog w) {
+        if (watchdog == w) {
+            watchdog = null;
+        }
+    }
+
+    private void stopWatchdog() {
+        LeaseWatchdog w = watchdog;
+        if (w != null) {
+            w.close();
+        }
     }
 
     /** @return the fencing token of the current (or last) acquisition: strictly increasing across acquisitions */
@@ -320,6 +404,11 @@ public final class LeaseLock extends AbstractRemoteLock {
 
     @Override
     protected void release() {
+        stopWatchdog();
+        if (lost) {
+            dropHeld();
+            throw new IllegalStateException(notHeldMessage());
+        }
         if (pending != null && pendingKind == Kind.RENEW && settle()) {
             word = pendingNext; // a late renewal landed: release the word it installed
         }
@@ -330,7 +419,14 @@ public final class LeaseLock extends AbstractRemoteLock {
         }
         // The critical section's WRITEs were placed by the base class's flush (R7); the releasing CAS's read phase
         // also follows the earlier WRITEs of its own queue pair (R7).
-        if (cas(Kind.RELEASE, word, LeaseLockDescriptor.released(word), 0, null) != word) {
+        long old = cas(Kind.RELEASE, word, LeaseLockDescriptor.released(word), 0, null);
+        if (old == LeaseLockDescriptor.renewed(word)) {
+            // A renewal (the watchdog's, still unsettled when it stopped) landed since: only this holder installs
+            // that word, so release it.
+            word = old;
+            old = cas(Kind.RELEASE, word, LeaseLockDescriptor.released(word), 0, null);
+        }
+        if (old != word) {
             dropHeld();
             lost = true; // taken over; our failed CAS wrote nothing (R16)
             throw new IllegalStateException("lease expired: the lock was taken over (token " + token + ")");
@@ -345,6 +441,7 @@ public final class LeaseLock extends AbstractRemoteLock {
 
     @Override
     protected void closeHandle() {
+        stopWatchdog();
         if (pending != null && pendingKind == Kind.ACQUIRE) {
             try {
                 if (settleAcquire() != null) {

@@ -55,7 +55,8 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Not tolerated</b>: a tail CAS whose queue pair failed (whether the node is queued is unknown: the handle
  *       refuses further use), a crashed holder, and a crashed waiter (the holder cannot hand over to it, and its
  *       successors wait behind it). Recovery: once the operator knows the queued clients are gone,
- *       {@link #reset(Endpoint, RemoteAddress)} frees the tail. Use {@link LeaseLock} where clients may crash.</li>
+ *       {@link #reset(Endpoint, RemoteAddress)} frees the tail and {@link #releaseIndex} the crashed
+ *       handles' indices. Use {@link LeaseLock} where clients may crash.</li>
  * </ul>
  */
 public final class McsLock extends AbstractRemoteLock {
@@ -75,9 +76,13 @@ public final class McsLock extends AbstractRemoteLock {
     private final RemoteAddress base;
     private final RemoteAddress tail;
     private final int capacity;
+    private final int index;
+    /** This handle's id: its index and the generation of its claim (McsLockDescriptor). */
     private final long me;
     private final MemoryRegion qnode;
+    /** Queue nodes learnt from slots, and the claim generation each was read under. */
     private final RemoteAddress[] qnodes;
+    private final long[] qnodeGenerations;
     /** The slot WRITEs and the first tail CAS must share a queue pair (R7): the epoch the slot was written in. */
     private long slotEpoch;
     private boolean slotWritten;
@@ -96,11 +101,21 @@ public final class McsLock extends AbstractRemoteLock {
         this.base = base;
         this.tail = base.plus(TAIL_OFFSET);
         this.capacity = capacity;
-        this.me = index + 1L;
+        this.index = index;
         this.qnodes = new RemoteAddress[capacity];
+        this.qnodeGenerations = new long[capacity];
         this.qnode = endpoint.node().allocate(QNODE_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE
             | Access.REMOTE_READ);
+        long generation;
+        try {
+            generation = claim(endpoint, McsLockDescriptor.slot(base, index), index);
+        } catch (RuntimeException e) {
+            qnode.deregister();
+            throw e;
+        }
+        this.me = McsLockDescriptor.id(index, generation);
         qnodes[index] = qnode.remote(0);
+        qnodeGenerations[index] = generation;
         try {
             writeSlot();
         } catch (dev.remora.verbs.RemoteAccessException | VerbsTimeoutException e) {
@@ -108,12 +123,58 @@ public final class McsLock extends AbstractRemoteLock {
         }
     }
 
-    /** Publishes this handle's queue node in its slot (read by a successor or predecessor that learns our index). */
+    /**
+     * Claims slot {@code index} for a new handle: CAS of its claim word from unclaimed to claimed with the next
+     * generation.
+     *
+     * @return the new generation
+     * @throws IllegalStateException if another live handle holds the index, or the claim's outcome is unknown
+     */
+    private static long claim(Endpoint endpoint, RemoteAddress slot, int index) {
+        RemoteAddress word = slot.plus(McsLockDescriptor.SLOT_CLAIM_OFFSET);
+        long current = endpoint.readLong(word);
+        if (McsLockDescriptor.isClaimed(current)) {
+            throw new IllegalStateException("MCS index " + index + " is in use by another handle (claim generation "
+                + McsLockDescriptor.claimGeneration(current) + "): each live handle needs its own index; if its "
+                + "holder crashed, see releaseIndex()");
+        }
+        long generation = McsLockDescriptor.claimGeneration(current) + 1;
+        if (generation > McsLockDescriptor.MAX_GENERATION) {
+            throw new IllegalStateException("MCS index " + index + " has been claimed " + (generation - 1)
+                + " times, the most its id can count");
+        }
+        long desired = McsLockDescriptor.claim(generation, true);
+        long old;
+        try {
+            old = endpoint.cas(word, current, desired);
+        } catch (VerbsTimeoutException e) {
+            UnsettledRequest u = e.request();
+            if (u == null) {
+                throw e;
+            }
+            UnsettledRequest.Outcome outcome = settleWithinBudget(endpoint, u, "claim CAS at " + word);
+            if (outcome == UnsettledRequest.Outcome.INDETERMINATE) {
+                throw new IllegalStateException("the claim of MCS index " + index + " had an unknown outcome (its "
+                    + "queue pair failed): see releaseIndex()", e);
+            }
+            if (outcome == UnsettledRequest.Outcome.REFUSED) {
+                throw e;
+            }
+            old = u.value();
+        }
+        if (old != current) {
+            throw new IllegalStateException("MCS index " + index + " was claimed by another handle at the same time: "
+                + "each live handle needs its own index");
+        }
+        return generation;
+    }
+
+    /** Publishes this handle's queue node in its slot (read by a successor or predecessor that learns our id). */
     private void writeSlot() {
-        RemoteAddress mine = qnodes[(int) me - 1];
-        RemoteAddress slot = McsLockDescriptor.slot(base, me - 1);
-        endpoint.writeLong(slot, McsLockDescriptor.slotKey(mine), false);
-        endpoint.writeLong(slot.plus(8), mine.address(), false);
+        RemoteAddress mine = qnodes[index];
+        RemoteAddress slot = McsLockDescriptor.slot(base, index);
+        endpoint.writeLong(slot.plus(McsLockDescriptor.SLOT_KEY_OFFSET), McsLockDescriptor.slotKey(mine), false);
+        endpoint.writeLong(slot.plus(McsLockDescriptor.SLOT_ADDRESS_OFFSET), mine.address(), false);
         slotEpoch = endpoint.queuePairEpoch(tail.nodeId());
         slotWritten = true;
     }
@@ -133,23 +194,26 @@ public final class McsLock extends AbstractRemoteLock {
      *
      * @param home the lock's node
      * @param capacity the most handles
-     * @return the lock's base address
+     * @return the lock's memory: {@link LockHome#address()} is its base address
      */
-    public static RemoteAddress create(Node home, int capacity) {
+    public static LockHome create(Node home, int capacity) {
         if (capacity < 1 || capacity > McsLockDescriptor.MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in 1..2^20: " + capacity);
         }
-        return home.allocate(length(capacity), Access.ALL).remote(0);
+        return new LockHome(home.allocate(length(capacity), Access.ALL), 0);
     }
 
     /**
-     * A handle for the thread owning {@code endpoint}; registers its queue node (two WRITEs).
+     * A handle for the thread owning {@code endpoint}: claims its index (a READ and a CAS of the slot's claim word)
+     * and registers its queue node (two WRITEs). {@link #close()} gives the index back.
      *
      * @param endpoint the thread's endpoint
      * @param base the lock's base address
      * @param capacity the capacity the lock was created with
-     * @param index this handle's index, unique among the lock's handles, in {@code 0..capacity-1}
+     * @param index this handle's index, unique among the lock's live handles, in {@code 0..capacity-1}
      * @return the handle
+     * @throws IllegalStateException if a live handle holds the index already (or a crashed one did: see
+     *     {@link #releaseIndex})
      */
     public static McsLock attach(Endpoint endpoint, RemoteAddress base, int capacity, int index) {
         Objects.requireNonNull(endpoint, "endpoint");
@@ -160,17 +224,22 @@ public final class McsLock extends AbstractRemoteLock {
     }
 
     private RemoteAddress qnodeOf(long id) {
-        int i = (int) (id - 1);
-        if (i < 0 || i >= capacity) {
-            throw new IllegalStateException("corrupt MCS lock: queue index " + id + " outside 1.." + capacity);
+        int i = McsLockDescriptor.index(id);
+        long generation = McsLockDescriptor.generation(id);
+        if (i < 0 || i >= capacity || generation < 1) {
+            throw new IllegalStateException("corrupt MCS lock: id " + id + " names index " + i + " (outside 0.."
+                + (capacity - 1) + ") or generation " + generation);
         }
         RemoteAddress a = qnodes[i];
-        if (a == null) {
+        if (a == null || qnodeGenerations[i] != generation) {
+            // Queued handles have written their slot (R7: before their tail CAS); a slot changes only when a new
+            // handle claims the index, with a new generation, so a cached address is good for its generation.
             RemoteAddress slot = McsLockDescriptor.slot(base, i);
-            long key = endpoint.readLong(slot);
-            long address = endpoint.readLong(slot.plus(8));
+            long key = endpoint.readLong(slot.plus(McsLockDescriptor.SLOT_KEY_OFFSET));
+            long address = endpoint.readLong(slot.plus(McsLockDescriptor.SLOT_ADDRESS_OFFSET));
             a = McsLockDescriptor.qnode(key, address);
-            qnodes[i] = a; // slots never change once written
+            qnodes[i] = a;
+            qnodeGenerations[i] = generation;
         }
         return a;
     }
@@ -348,6 +417,19 @@ public final class McsLock extends AbstractRemoteLock {
             }
         }
         qnode.deregister();
+        // Give the index back, so that a new handle may claim it (a failure leaves it claimed: see releaseIndex).
+        RemoteAddress word = McsLockDescriptor.slot(base, index).plus(McsLockDescriptor.SLOT_CLAIM_OFFSET);
+        long generation = McsLockDescriptor.generation(me);
+        try {
+            endpoint.cas(word, McsLockDescriptor.claim(generation, true), McsLockDescriptor.claim(generation, false));
+        } catch (RuntimeException e) {
+            // the index stays claimed; an operator can free it with releaseIndex()
+        }
+    }
+
+    /** @return this handle's index */
+    public int index() {
+        return index;
     }
 
     /** @return whether a tail CAS of this handle had an unknown outcome (the handle can no longer queue) */
@@ -369,6 +451,35 @@ public final class McsLock extends AbstractRemoteLock {
             long current = endpoint.readLong(t);
             if (endpoint.cas(t, current, 0) == current) {
                 return current;
+            }
+        }
+    }
+
+    /**
+     * Operator recovery for an index whose handle crashed (or whose claim had an unknown outcome): gives the index
+     * back so that a new handle may attach with it. Only call it once that handle is known to be gone and not in the
+     * queue (after {@link #reset} if it was).
+     *
+     * @param endpoint any endpoint
+     * @param base the lock's base address
+     * @param capacity the capacity the lock was created with
+     * @param index the index to free
+     * @return whether it was claimed
+     */
+    public static boolean releaseIndex(Endpoint endpoint, RemoteAddress base, int capacity, int index) {
+        if (index < 0 || index >= capacity) {
+            throw new IllegalArgumentException("index " + index + " outside 0.." + (capacity - 1));
+        }
+        RemoteAddress word = McsLockDescriptor.slot(aligned(base, "lock"), index)
+            .plus(McsLockDescriptor.SLOT_CLAIM_OFFSET);
+        while (true) {
+            long current = endpoint.readLong(word);
+            if (!McsLockDescriptor.isClaimed(current)) {
+                return false;
+            }
+            long free = McsLockDescriptor.claim(McsLockDescriptor.claimGeneration(current), false);
+            if (endpoint.cas(word, current, free) == current) {
+                return true;
             }
         }
     }

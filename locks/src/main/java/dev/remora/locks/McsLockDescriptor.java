@@ -10,14 +10,29 @@ import dev.remora.verbs.RemoteAddress;
  * <pre>
  *   0                                                             63
  *  +---------------------------------------------------------------+
- *  |   tail: 0 = free, else index + 1 of the last queued handle    |  offset 0 (remote CAS only: R14)
+ *  |   tail: 0 = free, else the id of the last queued handle       |  offset 0 (remote CAS only: R14)
  *  +---------------------------------------------------------------+
- *  |   slot[i].key: node id (high 32 bits) | qnode rkey (low 32)   |  offset 8 + 16 i
+ *  |   slot[i].claim: generation (bits 1..63) | 1 while claimed    |  offset 8 + 24 i (remote CAS only: R14)
  *  +---------------------------------------------------------------+
- *  |   slot[i].address: qnode virtual address                      |  offset 16 + 16 i
+ *  |   slot[i].key: node id (high 32 bits) | qnode rkey (low 32)   |  offset 16 + 24 i
  *  +---------------------------------------------------------------+
- *   region access: REMOTE_ATOMIC (tail), REMOTE_READ, REMOTE_WRITE (slots, written once by their handle)
+ *  |   slot[i].address: qnode virtual address                      |  offset 24 + 24 i
+ *  +---------------------------------------------------------------+
+ *   region access: REMOTE_ATOMIC (tail, claims), REMOTE_READ, REMOTE_WRITE (key and address, written by the handle
+ *   that holds the claim)
  * </pre>
+ * A handle's id, in the tail and in a queue node's next word, names its index and the generation of its claim:
+ * <pre>
+ *   63                                      21 20                  0
+ *  +------------------------------------------+---------------------+
+ *  |   claim generation (1 .. 2^43 - 1)       |   index + 1         |
+ *  +------------------------------------------+---------------------+
+ * </pre>
+ * A handle claims its index when it attaches (CAS on the claim word: unclaimed generation g to claimed g + 1) and
+ * gives it back when it closes (claimed g + 1 to unclaimed g + 1); a second live handle with the same index finds the
+ * word claimed and is refused. The generation in an id tells a cached queue-node address from a slot that a later
+ * handle of the same index has rewritten since.
+ *
  * A handle's queue node:
  * <pre>
  *  +---------------------------------------------------------------+
@@ -34,7 +49,17 @@ public final class McsLockDescriptor {
     /** Offset of slot 0. */
     public static final int SLOTS_OFFSET = 8;
     /** Bytes per slot. */
-    public static final int SLOT_LENGTH = 16;
+    public static final int SLOT_LENGTH = 24;
+    /** Offset of a slot's claim word in the slot. */
+    public static final int SLOT_CLAIM_OFFSET = 0;
+    /** Offset of a slot's key word in the slot. */
+    public static final int SLOT_KEY_OFFSET = 8;
+    /** Offset of a slot's address word in the slot. */
+    public static final int SLOT_ADDRESS_OFFSET = 16;
+    /** Bits of an id that hold index + 1. */
+    public static final int INDEX_BITS = 21;
+    /** The largest claim generation; the next claim of an index at it is refused. */
+    public static final long MAX_GENERATION = (1L << (63 - INDEX_BITS)) - 1;
     /** Offset of a queue node's locked flag. */
     public static final int QNODE_LOCKED_OFFSET = 0;
     /** Offset of a queue node's next word. */
@@ -62,6 +87,59 @@ public final class McsLockDescriptor {
      */
     public static RemoteAddress slot(RemoteAddress base, long index) {
         return base.plus(SLOTS_OFFSET + SLOT_LENGTH * index);
+    }
+
+    /**
+     * @param index a handle's index
+     * @param generation the generation of its claim, positive
+     * @return its id
+     */
+    public static long id(long index, long generation) {
+        if (index < 0 || index >= MAX_CAPACITY || generation < 1 || generation > MAX_GENERATION) {
+            throw new IllegalArgumentException("no MCS id for index " + index + ", generation " + generation);
+        }
+        return (generation << INDEX_BITS) | (index + 1);
+    }
+
+    /**
+     * @param id a handle's id (non-zero)
+     * @return its index
+     */
+    public static int index(long id) {
+        return (int) (id & ((1L << INDEX_BITS) - 1)) - 1;
+    }
+
+    /**
+     * @param id a handle's id (non-zero)
+     * @return the generation of its claim
+     */
+    public static long generation(long id) {
+        return id >>> INDEX_BITS;
+    }
+
+    /**
+     * @param generation a claim generation
+     * @param claimed whether a live handle holds it
+     * @return the claim word
+     */
+    public static long claim(long generation, boolean claimed) {
+        return (generation << 1) | (claimed ? 1 : 0);
+    }
+
+    /**
+     * @param claim a claim word
+     * @return whether a live handle holds it
+     */
+    public static boolean isClaimed(long claim) {
+        return (claim & 1) != 0;
+    }
+
+    /**
+     * @param claim a claim word
+     * @return its generation
+     */
+    public static long claimGeneration(long claim) {
+        return claim >>> 1;
     }
 
     /**

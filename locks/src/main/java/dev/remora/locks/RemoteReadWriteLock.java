@@ -76,10 +76,10 @@ public final class RemoteReadWriteLock implements AutoCloseable {
      * Allocates a free lock.
      *
      * @param home its node
-     * @return its word
+     * @return its memory: {@link LockHome#address()} is the lock word's address
      */
-    public static RemoteAddress create(Node home) {
-        return home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL).remote(0);
+    public static LockHome create(Node home) {
+        return new LockHome(home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL), 0);
     }
 
     /**

@@ -88,10 +88,10 @@ public final class TicketLock extends AbstractRemoteLock {
      * Allocates a free lock in {@code home}'s memory.
      *
      * @param home the lock's node
-     * @return the lock's base address
+     * @return the lock's memory: {@link LockHome#address()} is its base address
      */
-    public static RemoteAddress create(Node home) {
-        return home.allocate(LENGTH, Access.ALL).remote(0);
+    public static LockHome create(Node home) {
+        return new LockHome(home.allocate(LENGTH, Access.ALL), 0);
     }
 
     /**

@@ -45,7 +45,7 @@ class CasSpinLockFailureTest {
         try (SimFabric fabric = slow()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 CasSpinLock first = CasSpinLock.attach(a, word, 1);
                 CasSpinLock second = CasSpinLock.attach(b, word, 2);
@@ -72,7 +72,7 @@ class CasSpinLockFailureTest {
         try (SimFabric fabric = slow()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             Endpoint.Context quick = new Endpoint.Context().operationTimeoutNs(TIMEOUT_NS);
             try (Endpoint a = Endpoint.open(c, quick)) {
                 CasSpinLock l = CasSpinLock.attach(a, word, 7);
@@ -93,7 +93,7 @@ class CasSpinLockFailureTest {
         try (SimFabric fabric = slow()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 CasSpinLock gaveUp = CasSpinLock.attach(a, word, 1);
                 assertEquals(LockResult.TIMED_OUT, gaveUp.lock(15, TimeUnit.MILLISECONDS));
@@ -111,7 +111,7 @@ class CasSpinLockFailureTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 CasSpinLock one = CasSpinLock.attach(a, word, 5);
                 CasSpinLock twin = CasSpinLock.attach(b, word, 5);
@@ -141,7 +141,7 @@ class CasSpinLockFailureTest {
         Node home = f.addNode("home");
         Node n1 = f.addNode("n1");
         Node n2 = f.addNode("n2");
-        RemoteAddress word = CasSpinLock.create(home);
+        RemoteAddress word = CasSpinLock.create(home).address();
         MemoryRegion data = home.allocate(WORDS * 8L, Access.ALL);
         long[] ackStep = {-1};
         int[] qp = new int[1];

@@ -35,8 +35,8 @@ class LeaseLockTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress lock = LeaseLock.create(home, TimeUnit.MILLISECONDS.toNanos(20), 1_000_000);
-            RemoteAddress register = FencedRegister.create(home);
+            RemoteAddress lock = LeaseLock.create(home, TimeUnit.MILLISECONDS.toNanos(20), 1_000_000).address();
+            RemoteAddress register = FencedRegister.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 LeaseLock first = LeaseLock.attach(a, lock);
                 LeaseLock second = LeaseLock.attach(b, lock);
@@ -82,8 +82,8 @@ class LeaseLockTest {
             Node n1 = f.addNode("n1");
             Node n2 = f.addNode("n2");
             long lease = 200_000; // virtual ns
-            RemoteAddress lock = LeaseLock.create(home, lease, lease / 4);
-            RemoteAddress register = FencedRegister.create(home);
+            RemoteAddress lock = LeaseLock.create(home, lease, lease / 4).address();
+            RemoteAddress register = FencedRegister.create(home).address();
             List<String> events = new ArrayList<>();
             f.spawn(n1, "holder", () -> {
                 try (Endpoint ep = Endpoint.open(n1)) {
@@ -142,7 +142,7 @@ class LeaseLockTest {
             Node home = f.addNode("home");
             Node n1 = f.addNode("n1");
             Node n2 = f.addNode("n2");
-            RemoteAddress lock = LeaseLock.create(home, lease, lease / 4);
+            RemoteAddress lock = LeaseLock.create(home, lease, lease / 4).address();
             RemoteAddress idle = home.allocate(8, Access.ALL).remote(0); // READ to let time pass
             AtomicReference<LeaseLock> holder = new AtomicReference<>();
             boolean[] takenOver = {false};
@@ -220,7 +220,7 @@ class LeaseLockTest {
                     () -> LeaseLock.attach(ep, notALeaseLock));
                 assertTrue(notLock.getMessage().contains("not a lease lock"), notLock.getMessage());
                 assertThrows(IllegalArgumentException.class,
-                    () -> FencedRegister.attach(ep, FencedRegister.create(home)).write(0, 1));
+                    () -> FencedRegister.attach(ep, FencedRegister.create(home).address()).write(0, 1));
             }
         }
     }
@@ -235,7 +235,7 @@ class LeaseLockTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND);
+            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 LeaseLock first = LeaseLock.attach(a, lock);
                 assertEquals(LockResult.ACQUIRED, first.tryLock());
@@ -277,7 +277,7 @@ class LeaseLockTest {
         try (SimFabric fabric = SimFabric.open(new SimContext().roundTripLatencyNs(2_000))) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND);
+            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c);
                  LeaseLock holder = LeaseLock.attach(a, lock); LeaseLock other = LeaseLock.attach(b, lock)) {
                 assertEquals(TEN_SECONDS, other.leaseNs());
@@ -298,7 +298,7 @@ class LeaseLockTest {
         Node home = f.addNode("home");
         Node n1 = f.addNode("n1");
         long lease = 20_000;
-        RemoteAddress lock = LeaseLock.create(home, lease, 5_000);
+        RemoteAddress lock = LeaseLock.create(home, lease, 5_000).address();
         RemoteAddress idle = home.allocate(8, Access.ALL).remote(0);
         boolean[] checks = new boolean[5];
         f.spawn(n1, "holder", () -> {
@@ -326,7 +326,7 @@ class LeaseLockTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND);
+            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 long token;
                 try (LeaseLock l = LeaseLock.attach(a, lock)) {
@@ -372,8 +372,8 @@ class LeaseLockTest {
     void shouldHandOutTheLastTokenAndThenRefuse() {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
-            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND);
-            RemoteAddress register = FencedRegister.create(home);
+            RemoteAddress lock = LeaseLock.create(home, TEN_SECONDS, ONE_SECOND).address();
+            RemoteAddress register = FencedRegister.create(home).address();
             try (Endpoint ep = Endpoint.open(home)) {
                 long almostUsedUp = word(LAST_TOKEN - 1, 0); // free, one acquisition left
                 assertEquals(0, ep.cas(lock, 0, almostUsedUp));
@@ -395,7 +395,7 @@ class LeaseLockTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = RemoteReadWriteLock.create(home);
+            RemoteAddress word = RemoteReadWriteLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c); Endpoint w = Endpoint.open(c)) {
                 RemoteReadWriteLock ra = RemoteReadWriteLock.attach(a, word);
                 RemoteReadWriteLock rb = RemoteReadWriteLock.attach(b, word);

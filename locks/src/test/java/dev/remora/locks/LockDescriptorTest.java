@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The packing helpers of the lock layouts. */
@@ -35,7 +37,24 @@ class LockDescriptorTest {
         RemoteAddress qnode = new RemoteAddress(7, 0xFFFF_FFF0, 0x1234_5678_9000L);
         assertEquals(qnode, McsLockDescriptor.qnode(McsLockDescriptor.slotKey(qnode), qnode.address()));
         RemoteAddress base = new RemoteAddress(1, 2, 4096);
-        assertEquals(4096 + 8 + 16 * 3, McsLockDescriptor.slot(base, 3).address());
-        assertEquals(8 + 16 * 5, McsLockDescriptor.length(5));
+        assertEquals(4096 + 8 + 24 * 3, McsLockDescriptor.slot(base, 3).address());
+        assertEquals(8 + 24 * 5, McsLockDescriptor.length(5));
+    }
+
+    @Test
+    void shouldPackAnMcsIdAndClaimWord() {
+        long id = McsLockDescriptor.id(McsLockDescriptor.MAX_CAPACITY - 1, McsLockDescriptor.MAX_GENERATION);
+        assertTrue(id > 0, "ids are positive: 0 means a free tail");
+        assertEquals(McsLockDescriptor.MAX_CAPACITY - 1, McsLockDescriptor.index(id));
+        assertEquals(McsLockDescriptor.MAX_GENERATION, McsLockDescriptor.generation(id));
+        assertEquals(0, McsLockDescriptor.index(McsLockDescriptor.id(0, 1)));
+        assertNotEquals(McsLockDescriptor.id(3, 1), McsLockDescriptor.id(3, 2), "a new claim is a new id");
+        assertThrows(IllegalArgumentException.class, () -> McsLockDescriptor.id(0, 0));
+        assertThrows(IllegalArgumentException.class, () -> McsLockDescriptor.id(McsLockDescriptor.MAX_CAPACITY, 1));
+        long claim = McsLockDescriptor.claim(41, true);
+        assertTrue(McsLockDescriptor.isClaimed(claim));
+        assertEquals(41, McsLockDescriptor.claimGeneration(claim));
+        assertFalse(McsLockDescriptor.isClaimed(McsLockDescriptor.claim(41, false)));
+        assertEquals(41, McsLockDescriptor.claimGeneration(McsLockDescriptor.claim(41, false)));
     }
 }

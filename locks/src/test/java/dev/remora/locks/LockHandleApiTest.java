@@ -2,7 +2,9 @@ package dev.remora.locks;
 
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAccessException;
 import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.sim.SimFabric;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -25,7 +28,7 @@ class LockHandleApiTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 Lock first = CasSpinLock.attach(a, word, 1).asLock();
                 Lock second = CasSpinLock.attach(b, word, 2).asLock();
@@ -64,7 +67,7 @@ class LockHandleApiTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress base = TicketLock.create(home);
+            RemoteAddress base = TicketLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 TicketLock first = TicketLock.attach(a, base);
                 TicketLock second = TicketLock.attach(b, base);
@@ -91,7 +94,7 @@ class LockHandleApiTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {
                 CasSpinLock holder = CasSpinLock.attach(a, word, 1);
                 CasSpinLock shared = CasSpinLock.attach(b, word, 2);
@@ -109,6 +112,83 @@ class LockHandleApiTest {
                 assertTrue(shared.isHeld());
                 shared.unlock();
             }
+        }
+    }
+
+    @Test
+    void shouldRefuseAnMcsIndexInUseAndReuseItOnceClosed() {
+        try (SimFabric fabric = SimFabric.open()) {
+            Node home = fabric.addNode("home");
+            Node c = fabric.addNode("c");
+            RemoteAddress lock = McsLock.create(home, 2).address();
+            try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c); Endpoint probe = Endpoint.open(c)) {
+                McsLock first = McsLock.attach(a, lock, 2, 0);
+                IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> McsLock.attach(b, lock, 2, 0), "a second live handle with index 0");
+                assertTrue(e.getMessage().contains("in use"), e.getMessage());
+                McsLock other = McsLock.attach(b, lock, 2, 1);
+                // The other handle learns index 0's queue node while it waits behind the first handle.
+                first.lock();
+                assertEquals(LockResult.CONTENDED, other.tryLock());
+                first.unlock();
+                assertEquals(LockResult.ACQUIRED, other.tryLock());
+                other.unlock();
+                first.close();
+                // Closed, index 0 is free again: a new handle with a new queue node takes it, and the other handle,
+                // which cached the old queue node's address, hands over to the new one.
+                McsLock second = McsLock.attach(a, lock, 2, 0);
+                other.lock();
+                Thread waiter = new Thread(second::lock, "second");
+                waiter.start();
+                awaitTail(probe, lock, second);
+                other.unlock();
+                assertDoesNotThrow(() -> waiter.join(10_000));
+                assertFalse(waiter.isAlive(), "the handover reached the new handle's queue node");
+                assertTrue(second.isHeld());
+                second.unlock();
+                second.close();
+                other.close();
+                // A crashed handle's index: the operator gives it back.
+                McsLock crashed = McsLock.attach(a, lock, 2, 1);
+                assertThrows(IllegalStateException.class, () -> McsLock.attach(b, lock, 2, 1));
+                assertTrue(McsLock.releaseIndex(b, lock, 2, 1));
+                assertFalse(McsLock.releaseIndex(b, lock, 2, 1), "already free");
+                McsLock.attach(b, lock, 2, 1).close();
+                assertFalse(crashed.isHeld());
+            }
+        }
+    }
+
+    @Test
+    void shouldFreeTheHomeMemoryWhenTheLockHomeCloses() {
+        try (SimFabric fabric = SimFabric.open()) {
+            Node home = fabric.addNode("home");
+            Node c = fabric.addNode("c");
+            try (Endpoint a = Endpoint.open(c)) {
+                LockHome lock = TicketLock.create(home);
+                try (lock; TicketLock handle = TicketLock.attach(a, lock.address())) {
+                    assertTrue(lock.isOpen());
+                    assertEquals(home, lock.node());
+                    handle.lock();
+                    handle.unlock();
+                }
+                assertFalse(lock.isOpen(), "closing the home deregistered its memory");
+                // The memory is gone: a handle's verbs on it complete with a remote access error, never hang.
+                try (TicketLock late = TicketLock.attach(a, lock.address())) {
+                    RemoteAccessException e = assertThrows(RemoteAccessException.class, late::tryLock);
+                    assertEquals(WcStatus.REM_ACCESS_ERR, e.status(), e.getMessage());
+                }
+                lock.close(); // idempotent
+            }
+        }
+    }
+
+    /** Waits until {@code waiter} has swapped itself into the tail. */
+    private static void awaitTail(Endpoint ep, RemoteAddress lock, McsLock waiter) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (McsLockDescriptor.index(ep.readLong(lock.plus(McsLock.TAIL_OFFSET))) != waiter.index()) {
+            assertTrue(System.nanoTime() < deadline, "the waiter never queued");
+            Thread.onSpinWait();
         }
     }
 }

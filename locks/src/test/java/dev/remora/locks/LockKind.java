@@ -9,7 +9,7 @@ enum LockKind {
     CAS_SPIN {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return CasSpinLock.create(home);
+            return CasSpinLock.create(home).address();
         }
 
         @Override
@@ -25,7 +25,7 @@ enum LockKind {
     TICKET {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return TicketLock.create(home);
+            return TicketLock.create(home).address();
         }
 
         @Override
@@ -41,7 +41,7 @@ enum LockKind {
     MCS {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return McsLock.create(home, handles);
+            return McsLock.create(home, handles).address();
         }
 
         @Override
@@ -57,7 +57,7 @@ enum LockKind {
     LEASE {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return LeaseLock.create(home, 60_000_000_000L, 1_000_000_000L);
+            return LeaseLock.create(home, 60_000_000_000L, 1_000_000_000L).address();
         }
 
         @Override
@@ -73,7 +73,7 @@ enum LockKind {
     READ_WRITE {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return RemoteReadWriteLock.create(home);
+            return RemoteReadWriteLock.create(home).address();
         }
 
         @Override

@@ -24,7 +24,7 @@ class LockRecoveryTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = CasSpinLock.create(home);
+            RemoteAddress word = CasSpinLock.create(home).address();
             try (Endpoint gone = Endpoint.open(c); Endpoint live = Endpoint.open(c); Endpoint operator = Endpoint.open(c)) {
                 CasSpinLock.attach(gone, word, 3).lock(); // the holder vanishes without releasing
                 CasSpinLock waiter = CasSpinLock.attach(live, word, 4);
@@ -43,7 +43,7 @@ class LockRecoveryTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress base = TicketLock.create(home);
+            RemoteAddress base = TicketLock.create(home).address();
             try (Endpoint gone = Endpoint.open(c); Endpoint live = Endpoint.open(c); Endpoint operator = Endpoint.open(c)) {
                 TicketLock.attach(gone, base).lock(); // ticket 0, never released
                 AtomicLong acquiredWith = new AtomicLong(-1);
@@ -73,7 +73,7 @@ class LockRecoveryTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress word = RemoteReadWriteLock.create(home);
+            RemoteAddress word = RemoteReadWriteLock.create(home).address();
             try (Endpoint gone = Endpoint.open(c); Endpoint live = Endpoint.open(c); Endpoint operator = Endpoint.open(c)) {
                 RemoteReadWriteLock.attach(gone, word).readLock().lock(); // a reader vanishes inside
                 RemoteLock writer = RemoteReadWriteLock.attach(live, word).writeLock();

@@ -26,20 +26,22 @@ class McsLockFailureTest {
         try (SimFabric fabric = SimFabric.open()) {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
-            RemoteAddress lock = McsLock.create(home, 2);
+            RemoteAddress lock = McsLock.create(home, 2).address();
             Endpoint.Context quick = new Endpoint.Context().operationTimeoutNs(TimeUnit.MILLISECONDS.toNanos(50));
             try (Endpoint a = Endpoint.open(c, quick); Endpoint ghost = Endpoint.open(c)) {
                 McsLock holder = McsLock.attach(a, lock, 2, 0);
                 holder.lock();
-                // A waiter with index 1 swaps the tail (1 -> 2) and crashes before it links behind the holder.
-                assertEquals(1, ghost.cas(lock.plus(McsLock.TAIL_OFFSET), 1, 2));
+                // A waiter with index 1 swaps the tail and crashes before it links behind the holder.
+                long holderId = McsLockDescriptor.id(0, 1);
+                long ghostId = McsLockDescriptor.id(1, 1);
+                assertEquals(holderId, ghost.cas(lock.plus(McsLock.TAIL_OFFSET), holderId, ghostId));
                 VerbsTimeoutException e = assertTimeoutPreemptively(Duration.ofSeconds(20),
                     () -> assertThrows(VerbsTimeoutException.class, holder::unlock),
                     "unlock() waited for ever for a successor that never links");
                 assertTrue(e.getMessage().contains("has not linked"), e.getMessage());
                 assertTrue(holder.isHeld(), "nothing was released, so the holder still holds the lock");
                 // The operator, knowing the waiter is gone, frees the tail; the holder's next release finds it free.
-                assertEquals(2, McsLock.reset(ghost, lock));
+                assertEquals(ghostId, McsLock.reset(ghost, lock));
                 holder.unlock();
                 McsLock next = McsLock.attach(ghost, lock, 2, 1);
                 assertEquals(LockResult.ACQUIRED, next.tryLock());
@@ -54,7 +56,7 @@ class McsLockFailureTest {
             Node home = fabric.addNode("home");
             Node c = fabric.addNode("c");
             Node d = fabric.addNode("d");
-            RemoteAddress lock = McsLock.create(home, 2);
+            RemoteAddress lock = McsLock.create(home, 2).address();
             // The critical section writes a region that cannot be read remotely: the flush READ is refused.
             MemoryRegion writeOnly = d.allocate(8, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(c)) {

@@ -39,7 +39,7 @@ class ReadWriteLockDeterministicTest {
         Node data = f.addNode("data");
         Node c1 = f.addNode("c1");
         Node c2 = f.addNode("c2");
-        RemoteAddress lock = RemoteReadWriteLock.create(home);
+        RemoteAddress lock = RemoteReadWriteLock.create(home).address();
         MemoryRegion words = data.allocate(16, Access.ALL);
         int[] writers = new int[2];
         int[] readers = new int[1];

@@ -253,7 +253,7 @@ class RemoteLockDeterministicTest {
         Node dataNode = f.addNode("data");
         Node n1 = f.addNode("n1");
         Node n2 = f.addNode("n2");
-        RemoteAddress lock = CasSpinLock.create(home);
+        RemoteAddress lock = CasSpinLock.create(home).address();
         MemoryRegion data = dataNode.allocate(8, Access.ALL);
         List<String> order = new ArrayList<>();
         boolean[] stale = new boolean[1];

@@ -27,9 +27,10 @@ package dev.remora.verbs;
  * <p>8-byte accesses at 8-byte-aligned offsets never tear, against each other or against the NIC (R18); the
  * read-modify-write accessors require such offsets and throw {@link IllegalArgumentException} otherwise.
  * Accesses outside the region throw {@link IndexOutOfBoundsException}; accesses after {@link #deregister()} throw
- * {@link IllegalStateException}.
+ * {@link IllegalStateException}. A region pins its memory until it is deregistered: {@link #close()} deregisters it,
+ * so try-with-resources frees it.
  */
-public interface MemoryRegion {
+public interface MemoryRegion extends AutoCloseable {
 
     /** @return the owning node */
     Node node();
@@ -58,6 +59,12 @@ public interface MemoryRegion {
      * Idempotent.
      */
     void deregister();
+
+    /** Deregisters the region: {@link #deregister()}, for try-with-resources. Idempotent. */
+    @Override
+    default void close() {
+        deregister();
+    }
 
     /**
      * What a peer needs to address this region.

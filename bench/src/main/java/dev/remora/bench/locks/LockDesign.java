@@ -19,7 +19,7 @@ enum LockDesign {
         "one CAS decides ownership; one WRITE frees the word") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return CasSpinLock.create(home);
+            return CasSpinLock.create(home).address();
         }
 
         @Override
@@ -31,7 +31,7 @@ enum LockDesign {
         "FAA(next) and READ(serving) share one doorbell (R9); one WRITE of serving") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return TicketLock.create(home);
+            return TicketLock.create(home).address();
         }
 
         @Override
@@ -43,7 +43,7 @@ enum LockDesign {
         "one CAS swaps the tail in; one CAS swaps it out when nobody queued") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return McsLock.create(home, handles);
+            return McsLock.create(home, handles).address();
         }
 
         @Override
@@ -55,7 +55,7 @@ enum LockDesign {
         "READ of (generation, heartbeat) then CAS; a CAS on a cached generation could make it 1") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return LeaseLock.create(home, LEASE_NS, LEASE_MARGIN_NS);
+            return LeaseLock.create(home, LEASE_NS, LEASE_MARGIN_NS).address();
         }
 
         @Override
@@ -67,7 +67,7 @@ enum LockDesign {
         "FAA announces the writer, CAS takes W; a CAS(0 -> W) fast path could make it 1") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return RemoteReadWriteLock.create(home);
+            return RemoteReadWriteLock.create(home).address();
         }
 
         @Override
@@ -79,7 +79,7 @@ enum LockDesign {
         "FAA(+1 reader) returns the writer bits; FAA(-1 reader)") {
         @Override
         RemoteAddress create(Node home, int handles) {
-            return RemoteReadWriteLock.create(home);
+            return RemoteReadWriteLock.create(home).address();
         }
 
         @Override
