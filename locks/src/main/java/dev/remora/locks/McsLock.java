@@ -303,13 +303,16 @@ public final class McsLock extends AbstractRemoteLock {
 
     @Override
     protected void release() {
+        // A release CAS of an earlier unlock() whose completion came late is this release's CAS: settled here, never by
+        // the next lock(), which would take its result (our own index) for an acquiring CAS's and queue behind itself.
+        long settled = pendingCas != null ? settleCas() : -1;
         long successor = qnode.getLong(QNODE_NEXT_OFFSET);
         if (successor == 0) {
             if (isOrderedRelease()) {
                 endpoint.flush(-1); // every queue pair that carried a WRITE of the critical section (R7)
             }
             // Nobody queued: free the tail (the next acquirer's CAS follows this one: rao).
-            long old = casTail(me, 0);
+            long old = settled != -1 ? settled : casTail(me, 0);
             if (old == me || old == 0) {
                 return; // freed (0: an operator reset the queue while we held the lock)
             }

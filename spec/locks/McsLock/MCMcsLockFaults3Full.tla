@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockFaults3Full ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockFaults3Full.cfg. *)
+EXTENDS MCMcsLockFaults
+====
