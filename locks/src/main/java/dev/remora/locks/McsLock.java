@@ -50,8 +50,17 @@ import java.util.concurrent.TimeUnit;
  *       handle queued keeps its place: the next {@code lock()} waits in it.</li>
  *   <li>{@link #unlock()} waits for a successor that has swapped the tail but not linked yet only within the
  *       endpoint's wait budget; then it throws {@link VerbsTimeoutException} and the handle still holds the lock
- *       (call {@code unlock()} again). A failed flush or handover leaves the lock held too: nothing is released
- *       before it certainly happened.</li>
+ *       (call {@code unlock()} again). A failed flush leaves the lock held too: nothing was released. A release CAS
+ *       whose completion comes late is settled by the next {@code unlock()}.</li>
+ *   <li><b>Known gaps</b> (the TLA+ model {@code spec/locks/McsLock/McsLockFaults.tla} finds each with one fault):
+ *       a release CAS or handover WRITE that fails or times out may still take effect, so the handle that "still
+ *       holds the lock" after {@code unlock()} threw may already have passed it on ({@code MCMcsLockReleaseError});
+ *       a handover or queue-link WRITE posted again after a timeout can land in the peer's next wait or tenure,
+ *       which breaks mutual exclusion ({@code MCMcsLockHandoverTimeoutFull}) or loses the lock
+ *       ({@code MCMcsLockLinkTimeoutFull}); and the slot is written again only when the queue-pair epoch changed,
+ *       which happens when the endpoint replaces a failed queue pair at the next verb to the home, the tail CAS
+ *       itself, so a queue pair that failed after the slot WRITE was acknowledged is not noticed and a handle can
+ *       read an empty slot ({@code MCMcsLockSlotEpoch}).</li>
  *   <li><b>Not tolerated</b>: a tail CAS whose queue pair failed (whether the node is queued is unknown: the handle
  *       refuses further use), a crashed holder, and a crashed waiter (the holder cannot hand over to it, and its
  *       successors wait behind it). Recovery: once the operator knows the queued clients are gone,

@@ -1,4 +1,0 @@
----- MODULE MCMcsLockFaults3Full ----
-(* A model of MCMcsLockFaults.tla; see MCMcsLockFaults3Full.cfg. *)
-EXTENDS MCMcsLockFaults
-====
