@@ -20,7 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link McsLock} when a waiter vanishes mid-queue, when the ordered release's flush fails, when a release CAS times out. */
+/**
+ * {@link McsLock} when a waiter vanishes mid-queue, when the ordered release's flush fails, and when a release CAS
+ * times out.
+ */
 class McsLockFailureTest {
 
     /**
