@@ -50,8 +50,17 @@ import java.util.concurrent.TimeUnit;
  *       handle queued keeps its place: the next {@code lock()} waits in it.</li>
  *   <li>{@link #unlock()} waits for a successor that has swapped the tail but not linked yet only within the
  *       endpoint's wait budget; then it throws {@link VerbsTimeoutException} and the handle still holds the lock
- *       (call {@code unlock()} again). A failed flush or handover leaves the lock held too: nothing is released
- *       before it certainly happened.</li>
+ *       (call {@code unlock()} again). A failed flush leaves the lock held too: nothing was released. A release CAS
+ *       whose completion comes late is settled by the next {@code unlock()}.</li>
+ *   <li><b>Known gaps</b> (the TLA+ model {@code spec/locks/McsLock/McsLockFaults.tla} finds each with one fault):
+ *       a release CAS or handover WRITE that fails or times out may still take effect, so the handle that "still
+ *       holds the lock" after {@code unlock()} threw may already have passed it on ({@code MCMcsLockReleaseError});
+ *       a handover or queue-link WRITE posted again after a timeout can land in the peer's next wait or tenure,
+ *       which breaks mutual exclusion ({@code MCMcsLockHandoverTimeoutFull}) or loses the lock
+ *       ({@code MCMcsLockLinkTimeoutFull}); and the slot is written again only when the queue-pair epoch changed,
+ *       which happens when the endpoint replaces a failed queue pair at the next verb to the home, the tail CAS
+ *       itself, so a queue pair that failed after the slot WRITE was acknowledged is not noticed and a handle can
+ *       read an empty slot ({@code MCMcsLockSlotEpoch}).</li>
  *   <li><b>Not tolerated</b>: a tail CAS whose queue pair failed (whether the node is queued is unknown: the handle
  *       refuses further use), a crashed holder, and a crashed waiter (the holder cannot hand over to it, and its
  *       successors wait behind it). Recovery: once the operator knows the queued clients are gone,
@@ -372,13 +381,16 @@ public final class McsLock extends AbstractRemoteLock {
 
     @Override
     protected void release() {
+        // A release CAS of an earlier unlock() whose completion came late is this release's CAS: settled here, never by
+        // the next lock(), which would take its result (our own index) for an acquiring CAS's and queue behind itself.
+        long settled = pendingCas != null ? settleCas() : -1;
         long successor = qnode.getLong(QNODE_NEXT_OFFSET);
         if (successor == 0) {
             if (isOrderedRelease()) {
                 endpoint.flush(-1); // every queue pair that carried a WRITE of the critical section (R7)
             }
             // Nobody queued: free the tail (the next acquirer's CAS follows this one: rao).
-            long old = casTail(me, 0);
+            long old = settled != -1 ? settled : casTail(me, 0);
             if (old == me || old == 0) {
                 return; // freed (0: an operator reset the queue while we held the lock)
             }

@@ -7,6 +7,8 @@ import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAccessException;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsTimeoutException;
+import dev.remora.verbs.det.DetContext;
+import dev.remora.verbs.det.DetFabric;
 import dev.remora.verbs.sim.SimFabric;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +20,56 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link McsLock} when a waiter vanishes mid-queue and when the ordered release's flush fails. */
+/**
+ * {@link McsLock} when a waiter vanishes mid-queue, when the ordered release's flush fails, and when a release CAS
+ * times out.
+ */
 class McsLockFailureTest {
+
+    /**
+     * The release CAS's wait is cut (a 20 ms round trip to the home, a 15 ms deadline): unlock() throws and the handle
+     * still holds the lock; the next unlock() settles that CAS (it freed the tail) instead of leaving it to the next
+     * lock(), which took its result, the handle's own index, for an acquiring CAS's and queued the node behind itself
+     * (TLA+ model spec/locks/McsLock/MCMcsLockRelCasTimeout: NoSelfLink).
+     */
+    @Test
+    void shouldSettleATimedOutReleaseCasInTheNextUnlockNotInTheNextLock() {
+        DetFabric f = DetFabric.open(new DetContext().seed(1).maxSteps(20_000)
+            .nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20)).nanosPerStep(100_000));
+        Node home = f.addNode("home");
+        Node c = f.addNode("c");
+        MemoryRegion region = home.allocate(McsLock.length(2), Access.ALL);
+        RemoteAddress lock = region.remote(0);
+        boolean[] seen = new boolean[3];
+        f.spawn(c, "t", () -> {
+            try (Endpoint ep = Endpoint.open(c)) {
+                McsLock l = McsLock.attach(ep, lock, 2, 0);
+                l.lock();
+                long previous = ep.deadline(ep.nanoTime() + TimeUnit.MILLISECONDS.toNanos(15));
+                try {
+                    l.unlock();
+                } catch (VerbsTimeoutException e) {
+                    seen[0] = true; // the release CAS is still in flight
+                } finally {
+                    ep.deadline(previous);
+                }
+                seen[1] = l.isHeld();
+                if (l.isHeld()) {
+                    l.unlock();
+                }
+                l.lock(); // before the fix: queued behind itself, spinning for ever
+                seen[2] = l.isHeld();
+                l.unlock();
+                l.close();
+            }
+        });
+        DetFabric.Result r = f.run();
+        assertTrue(r.finished() && r.failures().isEmpty(), r::describe);
+        assertTrue(seen[0], "the release CAS did not time out: the test did not test anything");
+        assertTrue(seen[1], "an unlock() that threw left the handle holding the lock");
+        assertTrue(seen[2], "the lock() after the settled release acquired");
+        assertEquals(0, f.peek(region, McsLock.TAIL_OFFSET), "the tail is free");
+    }
 
     @Test
     void shouldBoundTheWaitForASuccessorThatSwappedTheTailButNeverLinks() {

@@ -64,6 +64,23 @@ class LockSpecsTlcTest {
         Map.entry("MCTicketLockStall", "temporal"),
         Map.entry("MCMcsLockUnsafe", "Publication"),
         Map.entry("MCMcsLockDoorway", "temporal"),
+        // McsLock under faults, the reviewed code: an unlock() that spins for ever on a crashed waiter's link, a
+        // release that let go before the flush, a forgotten timed-out tail CAS (the retry links behind itself), a
+        // slot never written again after its QP broke.
+        Map.entry("MCMcsLockUnboundedUnlock", "UnlockCanEnd"),
+        Map.entry("MCMcsLockUnboundedUnlockFull", "temporal"),
+        Map.entry("MCMcsLockReleaseFirst", "LockNotLost"),
+        Map.entry("MCMcsLockSelfLink", "NoSelfLink"),
+        Map.entry("MCMcsLockSlotNeverFull", "SlotsPlaced"),
+        // McsLock under faults, the code as it is: the slot check misses a QP that broke after the slot WRITE; a
+        // timed-out release CAS is settled by the next lock() as its own; a release CAS or handover with an unknown
+        // outcome leaves a handle that "still holds" a lock it may have passed on, and one posted again after a
+        // timeout (handover, link) lands in a later tenure.
+        Map.entry("MCMcsLockSlotEpoch", "SlotsPlaced"),
+        Map.entry("MCMcsLockRelCasTimeout", "NoSelfLink"),
+        Map.entry("MCMcsLockReleaseError", "HeldExclusive"),
+        Map.entry("MCMcsLockHandoverTimeoutFull", "MutualExclusion"),
+        Map.entry("MCMcsLockLinkTimeoutFull", "LockNotLost"),
         Map.entry("MCLeaseLockUnsafe", "LeaseSafety"),
         Map.entry("MCReadWriteLockUnsafe", "Exclusion"));
 
@@ -106,7 +123,9 @@ class LockSpecsTlcTest {
             tests.add(DynamicTest.dynamicTest(module, () -> check(folder, module, dir, result, manifest)));
         }
         executor.shutdown();
-        assertTrue(run.containsAll(EXPECTED_VIOLATIONS.keySet()) && run.containsAll(LEASE_LOCK_VIOLATIONS.keySet()),
+        final List<String> expectedHere = EXPECTED_VIOLATIONS.keySet().stream()
+            .filter(m -> FULL || !m.endsWith("Full")).toList();
+        assertTrue(run.containsAll(expectedHere) && run.containsAll(LEASE_LOCK_VIOLATIONS.keySet()),
             "an expected-failure model is missing: " + EXPECTED_VIOLATIONS.keySet() + LEASE_LOCK_VIOLATIONS.keySet()
                 + " vs " + run);
         if (!UPDATE && !FULL) {

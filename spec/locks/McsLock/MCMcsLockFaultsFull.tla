@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockFaultsFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockFaultsFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

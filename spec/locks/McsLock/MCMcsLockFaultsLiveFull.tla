@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockFaultsLiveFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockFaultsLiveFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockFaultsSlotsFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockFaultsSlotsFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

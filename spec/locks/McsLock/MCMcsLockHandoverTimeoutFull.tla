@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockHandoverTimeoutFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockHandoverTimeoutFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockLinkTimeoutFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockLinkTimeoutFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

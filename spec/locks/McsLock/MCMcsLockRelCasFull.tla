@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockRelCasFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockRelCasFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockRelCasTimeout ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockRelCasTimeout.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockReleaseError ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockReleaseError.cfg. *)
+EXTENDS MCMcsLockFaults
+====

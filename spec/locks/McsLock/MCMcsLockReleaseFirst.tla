@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockReleaseFirst ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockReleaseFirst.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockSelfLink ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockSelfLink.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockSlotEpoch ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockSlotEpoch.cfg. *)
+EXTENDS MCMcsLockFaults
+====

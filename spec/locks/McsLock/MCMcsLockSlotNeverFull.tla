@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockSlotNeverFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockSlotNeverFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockUnboundedUnlock ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockUnboundedUnlock.cfg. *)
+EXTENDS MCMcsLockFaults
+====

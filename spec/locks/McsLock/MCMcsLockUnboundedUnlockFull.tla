@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockUnboundedUnlockFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockUnboundedUnlockFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====
