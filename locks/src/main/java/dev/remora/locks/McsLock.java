@@ -4,6 +4,7 @@ import dev.remora.verbs.Access;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAccessException;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.UnsettledRequest;
 import dev.remora.verbs.VerbsTimeoutException;
@@ -52,17 +53,18 @@ import java.util.concurrent.TimeUnit;
  *       endpoint's wait budget; then it throws {@link VerbsTimeoutException} and the handle still holds the lock
  *       (call {@code unlock()} again). A failed flush leaves the lock held too: nothing was released. A release CAS
  *       whose completion comes late is settled by the next {@code unlock()}.</li>
- *   <li><b>Known gaps</b> (the TLA+ model {@code spec/locks/McsLock/McsLockFaults.tla} finds each with one fault):
- *       a release CAS or handover WRITE that fails or times out may still take effect, so the handle that "still
- *       holds the lock" after {@code unlock()} threw may already have passed it on ({@code MCMcsLockReleaseError});
- *       a handover or queue-link WRITE posted again after a timeout can land in the peer's next wait or tenure,
- *       which breaks mutual exclusion ({@code MCMcsLockHandoverTimeoutFull}) or loses the lock
- *       ({@code MCMcsLockLinkTimeoutFull}); and the slot is written again only when the queue-pair epoch changed,
- *       which happens when the endpoint replaces a failed queue pair at the next verb to the home, the tail CAS
- *       itself, so a queue pair that failed after the slot WRITE was acknowledged is not noticed and a handle can
- *       read an empty slot ({@code MCMcsLockSlotEpoch}).</li>
- *   <li><b>Not tolerated</b>: a tail CAS whose queue pair failed (whether the node is queued is unknown: the handle
- *       refuses further use), a crashed holder, and a crashed waiter (the holder cannot hand over to it, and its
+ *   <li>A link or handover WRITE whose completion comes late is settled by the next call, never posted a second
+ *       time: a second copy could land in the peer's next wait or tenure (a handover granting the successor's next
+ *       acquisition while another handle holds the lock, a link making a later holder hand over to a handle that
+ *       is not waiting). While a handover is unsettled, {@code unlock()} has thrown and the release is in progress:
+ *       call {@code unlock()} again, and do not touch the protected data.</li>
+ *   <li>A release CAS or handover WRITE whose queue pair failed may still take effect: the handle no longer holds
+ *       the lock ({@link #isHeld()} is false, the lock may have passed on or be lost) and refuses further use.</li>
+ *   <li>The slot is written again before the first tail CAS whenever the queue pair to the home was replaced since
+ *       it was written, a queue pair that has failed counting as replaced ({@link Endpoint#queuePairEpoch(int)}):
+ *       R7 orders the slot WRITE before the CAS only on one queue pair.</li>
+ *   <li><b>Not tolerated</b>: a tail CAS, link or release verb whose queue pair failed (whether the node is queued,
+ *       or the lock passed on, is unknown: the handle refuses further use, and the lock may be lost), a crashed holder, and a crashed waiter (the holder cannot hand over to it, and its
  *       successors wait behind it). Recovery: once the operator knows the queued clients are gone,
  *       {@link #reset(Endpoint, RemoteAddress)} frees the tail and {@link #releaseIndex} the crashed
  *       handles' indices. Use {@link LeaseLock} where clients may crash.</li>
@@ -102,8 +104,14 @@ public final class McsLock extends AbstractRemoteLock {
     private boolean queued;
     private long predecessor;
     private boolean linked;
-    /** A tail CAS of this handle had an unknown outcome: its queue position is unknown, the handle is unusable. */
+    /**
+     * A tail CAS, link or release verb of this handle had an unknown outcome: its queue position (or whether it passed
+     * the lock on) is unknown, the handle is unusable.
+     */
     private boolean positionUnknown;
+    /** A link or handover WRITE whose wait timed out: settled by the next call, never posted a second time. */
+    private UnsettledRequest pendingLink;
+    private UnsettledRequest pendingHandover;
 
     private McsLock(Endpoint endpoint, RemoteAddress base, int capacity, int index) {
         super(endpoint, base, new Backoff(1, 1 << 8));
@@ -127,7 +135,7 @@ public final class McsLock extends AbstractRemoteLock {
         qnodeGenerations[index] = generation;
         try {
             writeSlot();
-        } catch (dev.remora.verbs.RemoteAccessException | VerbsTimeoutException e) {
+        } catch (RemoteAccessException | VerbsTimeoutException e) {
             slotWritten = false; // written again before the first tail CAS (casTail)
         }
     }
@@ -141,8 +149,14 @@ public final class McsLock extends AbstractRemoteLock {
      */
     private static long claim(Endpoint endpoint, RemoteAddress slot, int index) {
         RemoteAddress word = slot.plus(McsLockDescriptor.SLOT_CLAIM_OFFSET);
+        long tag = ownerTag(endpoint);
         long current = endpoint.readLong(word);
         if (McsLockDescriptor.isClaimed(current)) {
+            if (McsLockDescriptor.claimTag(current) == tag) {
+                // Claimed under this endpoint's tag: an earlier attach of ours whose claim CAS had an unknown outcome
+                // landed (a best-effort check, see McsLockDescriptor).
+                return McsLockDescriptor.claimGeneration(current);
+            }
             throw new IllegalStateException("MCS index " + index + " is in use by another handle (claim generation "
                 + McsLockDescriptor.claimGeneration(current) + "): each live handle needs its own index; if its "
                 + "holder crashed, see releaseIndex()");
@@ -152,7 +166,7 @@ public final class McsLock extends AbstractRemoteLock {
             throw new IllegalStateException("MCS index " + index + " has been claimed " + (generation - 1)
                 + " times, the most its id can count");
         }
-        long desired = McsLockDescriptor.claim(generation, true);
+        long desired = McsLockDescriptor.claim(generation, tag, true);
         long old;
         try {
             old = endpoint.cas(word, current, desired);
@@ -162,20 +176,28 @@ public final class McsLock extends AbstractRemoteLock {
                 throw e;
             }
             UnsettledRequest.Outcome outcome = settleWithinBudget(endpoint, u, "claim CAS at " + word);
-            if (outcome == UnsettledRequest.Outcome.INDETERMINATE) {
-                throw new IllegalStateException("the claim of MCS index " + index + " had an unknown outcome (its "
-                    + "queue pair failed): see releaseIndex()", e);
-            }
             if (outcome == UnsettledRequest.Outcome.REFUSED) {
                 throw e;
             }
-            old = u.value();
+            old = outcome == UnsettledRequest.Outcome.SUCCEEDED ? u.value() : endpoint.readLong(word);
+        } catch (RemoteAccessException e) {
+            if (!e.isIndeterminate()) {
+                throw e;
+            }
+            old = endpoint.readLong(word); // its queue pair failed: the word tells whether it landed
         }
-        if (old != current) {
+        if (old != current && old != desired) {
             throw new IllegalStateException("MCS index " + index + " was claimed by another handle at the same time: "
                 + "each live handle needs its own index");
         }
         return generation;
+    }
+
+    /** A handle's owner tag in the claim word: its endpoint's, the same for every attach on that endpoint. */
+    private static long ownerTag(Endpoint endpoint) {
+        long h = System.identityHashCode(endpoint) * 0x9E37_79B9L + endpoint.node().id();
+        long tag = (h ^ (h >>> 20) ^ (h >>> 40)) & ((1L << McsLockDescriptor.TAG_BITS) - 1);
+        return tag == 0 ? 1 : tag;
     }
 
     /** Publishes this handle's queue node in its slot (read by a successor or predecessor that learns our id). */
@@ -276,7 +298,7 @@ public final class McsLock extends AbstractRemoteLock {
                 pendingExpected = expected;
             }
             throw e;
-        } catch (dev.remora.verbs.RemoteAccessException e) {
+        } catch (RemoteAccessException e) {
             positionUnknown |= e.isIndeterminate();
             throw e;
         }
@@ -326,9 +348,7 @@ public final class McsLock extends AbstractRemoteLock {
             linked = prev == 0;
         }
         if (!linked) {
-            // Link behind the predecessor, then wait on our own memory for its handover WRITE.
-            endpoint.writeLong(qnodeOf(predecessor).plus(QNODE_NEXT_OFFSET), me, false);
-            linked = true;
+            link(); // behind the predecessor; then wait on our own memory for its handover WRITE
         }
         Backoff backoff = backoff();
         backoff.reset();
@@ -338,14 +358,54 @@ public final class McsLock extends AbstractRemoteLock {
         queued = false;
     }
 
+    /**
+     * WRITE pred.next := me, once. A link whose wait timed out is settled, never posted again: a second copy could land
+     * in the predecessor's next tenure (after it reset its next word for a later queue) and make it hand over to a
+     * handle that is not waiting; one whose queue pair failed may land at any time, so the handle stops.
+     */
+    private void link() {
+        if (pendingLink != null) {
+            UnsettledRequest.Outcome o = settleWithinBudget(endpoint, pendingLink, "link WRITE");
+            pendingLink = null;
+            if (o == UnsettledRequest.Outcome.SUCCEEDED) {
+                linked = true;
+                return;
+            }
+            if (o == UnsettledRequest.Outcome.INDETERMINATE) {
+                positionUnknown = true;
+                checkUsable();
+            }
+            // REFUSED: it never executed, so posting it again makes one copy
+        }
+        RemoteAddress next = qnodeOf(predecessor).plus(QNODE_NEXT_OFFSET);
+        try {
+            endpoint.writeLong(next, me, false);
+        } catch (VerbsTimeoutException e) {
+            pendingLink = e.request(); // null if it was never posted (past the deadline): then posted again
+            throw e;
+        } catch (RemoteAccessException e) {
+            positionUnknown |= e.isIndeterminate();
+            throw e;
+        }
+        linked = true;
+    }
+
+    /**
+     * A release verb (the tail CAS or the handover WRITE) whose outcome is unknown: it may have passed the lock on, so
+     * this handle must not claim to hold it, and cannot tell whether it may queue again.
+     */
+    private void releaseUnknown() {
+        positionUnknown = true;
+        dropHeld();
+    }
+
     @Override
     protected LockResult attempt() {
         checkUsable();
         if (queued) {
             // Queued by an earlier lock() that did not finish: holding once the predecessor hands over.
             if (!linked) {
-                endpoint.writeLong(qnodeOf(predecessor).plus(QNODE_NEXT_OFFSET), me, false);
-                linked = true;
+                link();
             }
             if (predecessor == 0 || qnode.getLong(QNODE_LOCKED_OFFSET) == 0) {
                 queued = false;
@@ -383,14 +443,45 @@ public final class McsLock extends AbstractRemoteLock {
     protected void release() {
         // A release CAS of an earlier unlock() whose completion came late is this release's CAS: settled here, never by
         // the next lock(), which would take its result (our own index) for an acquiring CAS's and queue behind itself.
-        long settled = pendingCas != null ? settleCas() : -1;
+        long settled = -1;
+        if (pendingCas != null) {
+            try {
+                settled = settleCas();
+            } catch (IllegalStateException e) {
+                if (positionUnknown) {
+                    dropHeld(); // its queue pair failed: it may have freed the tail
+                }
+                throw e;
+            }
+        }
+        if (pendingHandover != null) {
+            UnsettledRequest.Outcome o = settleWithinBudget(endpoint, pendingHandover, "handover WRITE");
+            pendingHandover = null;
+            if (o == UnsettledRequest.Outcome.SUCCEEDED) {
+                return; // the late handover landed: released (a second copy could grant the successor's next wait)
+            }
+            if (o == UnsettledRequest.Outcome.INDETERMINATE) {
+                releaseUnknown();
+                throw new IllegalStateException("the handover WRITE of an earlier unlock() had an unknown outcome (its "
+                    + "queue pair failed): the lock may have passed on, so this handle no longer holds it");
+            }
+            // REFUSED: it never executed: hand over again below
+        }
         long successor = qnode.getLong(QNODE_NEXT_OFFSET);
         if (successor == 0) {
             if (isOrderedRelease()) {
                 endpoint.flush(-1); // every queue pair that carried a WRITE of the critical section (R7)
             }
             // Nobody queued: free the tail (the next acquirer's CAS follows this one: rao).
-            long old = settled != -1 ? settled : casTail(me, 0);
+            long old;
+            try {
+                old = settled != -1 ? settled : casTail(me, 0);
+            } catch (RemoteAccessException e) {
+                if (e.isIndeterminate()) {
+                    releaseUnknown(); // the CAS may have freed the tail and another handle may hold the lock
+                }
+                throw e;
+            }
             if (old == me || old == 0) {
                 return; // freed (0: an operator reset the queue while we held the lock)
             }
@@ -413,7 +504,17 @@ public final class McsLock extends AbstractRemoteLock {
             // a handover posted again on a new queue pair after an error cannot overtake one (R7, R10).
             endpoint.flush(-1);
         }
-        endpoint.writeLong(succ.plus(QNODE_LOCKED_OFFSET), 0, false);
+        try {
+            endpoint.writeLong(succ.plus(QNODE_LOCKED_OFFSET), 0, false);
+        } catch (VerbsTimeoutException e) {
+            pendingHandover = e.request(); // settled by the next unlock(), never posted a second time
+            throw e;
+        } catch (RemoteAccessException e) {
+            if (e.isIndeterminate()) {
+                releaseUnknown(); // it may land at any time: the successor may hold the lock
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -433,7 +534,8 @@ public final class McsLock extends AbstractRemoteLock {
         RemoteAddress word = McsLockDescriptor.slot(base, index).plus(McsLockDescriptor.SLOT_CLAIM_OFFSET);
         long generation = McsLockDescriptor.generation(me);
         try {
-            endpoint.cas(word, McsLockDescriptor.claim(generation, true), McsLockDescriptor.claim(generation, false));
+            endpoint.cas(word, McsLockDescriptor.claim(generation, ownerTag(endpoint), true),
+                McsLockDescriptor.claim(generation, 0, false));
         } catch (RuntimeException e) {
             // the index stays claimed; an operator can free it with releaseIndex()
         }
@@ -489,7 +591,7 @@ public final class McsLock extends AbstractRemoteLock {
             if (!McsLockDescriptor.isClaimed(current)) {
                 return false;
             }
-            long free = McsLockDescriptor.claim(McsLockDescriptor.claimGeneration(current), false);
+            long free = McsLockDescriptor.claim(McsLockDescriptor.claimGeneration(current), 0, false);
             if (endpoint.cas(word, current, free) == current) {
                 return true;
             }

@@ -12,7 +12,7 @@ import dev.remora.verbs.RemoteAddress;
  *  +---------------------------------------------------------------+
  *  |   tail: 0 = free, else the id of the last queued handle       |  offset 0 (remote CAS only: R14)
  *  +---------------------------------------------------------------+
- *  |   slot[i].claim: generation (bits 1..63) | 1 while claimed    |  offset 8 + 24 i (remote CAS only: R14)
+ *  |   slot[i].claim: generation | owner tag | 1 while claimed     |  offset 8 + 24 i (remote CAS only: R14)
  *  +---------------------------------------------------------------+
  *  |   slot[i].key: node id (high 32 bits) | qnode rkey (low 32)   |  offset 16 + 24 i
  *  +---------------------------------------------------------------+
@@ -28,9 +28,18 @@ import dev.remora.verbs.RemoteAddress;
  *  |   claim generation (1 .. 2^43 - 1)       |   index + 1         |
  *  +------------------------------------------+---------------------+
  * </pre>
- * A handle claims its index when it attaches (CAS on the claim word: unclaimed generation g to claimed g + 1) and
- * gives it back when it closes (claimed g + 1 to unclaimed g + 1); a second live handle with the same index finds the
- * word claimed and is refused. The generation in an id tells a cached queue-node address from a slot that a later
+ * The claim word:
+ * <pre>
+ *   63                                21 20                      1   0
+ *  +------------------------------------+-------------------------+---+
+ *  |   generation (0 .. 2^42 - 1)       |   owner tag (20 bits)   | c |
+ *  +------------------------------------+-------------------------+---+
+ * </pre>
+ * A handle claims its index when it attaches (CAS on the claim word: unclaimed generation g to claimed g + 1 with its
+ * endpoint's owner tag) and gives it back when it closes (to unclaimed g + 1); a second live handle with the same
+ * index finds the word claimed under another tag and is refused. The tag lets an attach retried on the same endpoint
+ * after a claim CAS with an unknown outcome recognise its own claim (a best-effort check: two endpoints' tags collide
+ * with probability 2^-20). The generation in an id tells a cached queue-node address from a slot that a later
  * handle of the same index has rewritten since.
  *
  * A handle's queue node:
@@ -60,6 +69,9 @@ public final class McsLockDescriptor {
     public static final int INDEX_BITS = 21;
     /** The largest claim generation; the next claim of an index at it is refused. */
     public static final long MAX_GENERATION = (1L << (63 - INDEX_BITS)) - 1;
+    /** Bits of a claim word's owner tag. */
+    public static final int TAG_BITS = 20;
+    private static final long TAG_MASK = (1L << TAG_BITS) - 1;
     /** Offset of a queue node's locked flag. */
     public static final int QNODE_LOCKED_OFFSET = 0;
     /** Offset of a queue node's next word. */
@@ -118,12 +130,21 @@ public final class McsLockDescriptor {
     }
 
     /**
-     * @param generation a claim generation
+     * @param generation a claim generation, at most {@link #MAX_GENERATION}
+     * @param tag the claiming endpoint's owner tag (its low {@link #TAG_BITS} bits are kept)
      * @param claimed whether a live handle holds it
      * @return the claim word
      */
-    public static long claim(long generation, boolean claimed) {
-        return (generation << 1) | (claimed ? 1 : 0);
+    public static long claim(long generation, long tag, boolean claimed) {
+        return (generation << (TAG_BITS + 1)) | ((tag & TAG_MASK) << 1) | (claimed ? 1 : 0);
+    }
+
+    /**
+     * @param claim a claim word
+     * @return its owner tag
+     */
+    public static long claimTag(long claim) {
+        return (claim >>> 1) & TAG_MASK;
     }
 
     /**
@@ -139,7 +160,7 @@ public final class McsLockDescriptor {
      * @return its generation
      */
     public static long claimGeneration(long claim) {
-        return claim >>> 1;
+        return claim >>> (TAG_BITS + 1);
     }
 
     /**

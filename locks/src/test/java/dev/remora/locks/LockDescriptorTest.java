@@ -51,10 +51,16 @@ class LockDescriptorTest {
         assertNotEquals(McsLockDescriptor.id(3, 1), McsLockDescriptor.id(3, 2), "a new claim is a new id");
         assertThrows(IllegalArgumentException.class, () -> McsLockDescriptor.id(0, 0));
         assertThrows(IllegalArgumentException.class, () -> McsLockDescriptor.id(McsLockDescriptor.MAX_CAPACITY, 1));
-        long claim = McsLockDescriptor.claim(41, true);
+        long claim = McsLockDescriptor.claim(McsLockDescriptor.MAX_GENERATION, 0xF_FFFF, true);
         assertTrue(McsLockDescriptor.isClaimed(claim));
-        assertEquals(41, McsLockDescriptor.claimGeneration(claim));
-        assertFalse(McsLockDescriptor.isClaimed(McsLockDescriptor.claim(41, false)));
-        assertEquals(41, McsLockDescriptor.claimGeneration(McsLockDescriptor.claim(41, false)));
+        assertEquals(McsLockDescriptor.MAX_GENERATION, McsLockDescriptor.claimGeneration(claim));
+        assertEquals(0xF_FFFF, McsLockDescriptor.claimTag(claim));
+        long free = McsLockDescriptor.claim(41, 0, false);
+        assertFalse(McsLockDescriptor.isClaimed(free));
+        assertEquals(41, McsLockDescriptor.claimGeneration(free));
+        assertEquals(0, McsLockDescriptor.claimTag(free));
+        assertEquals(5, McsLockDescriptor.claimTag(McsLockDescriptor.claim(41, (1L << 20) | 5, true)),
+            "a tag keeps its low 20 bits and never reaches the generation");
+        assertEquals(41, McsLockDescriptor.claimGeneration(McsLockDescriptor.claim(41, (1L << 20) | 5, true)));
     }
 }

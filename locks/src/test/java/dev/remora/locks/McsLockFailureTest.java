@@ -9,6 +9,7 @@ import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsTimeoutException;
 import dev.remora.verbs.det.DetContext;
 import dev.remora.verbs.det.DetFabric;
+import dev.remora.verbs.sim.SimContext;
 import dev.remora.verbs.sim.SimFabric;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -121,6 +123,64 @@ class McsLockFailureTest {
                 first.unlockWeak(); // the holder gives up on publication and frees the lock
                 assertEquals(LockResult.ACQUIRED, second.tryLock());
                 second.unlock();
+            }
+        }
+    }
+
+    /**
+     * The release CAS's queue pair fails (the home stops answering: RETRY_EXC_ERR, outcome unknown). The CAS may have
+     * freed the tail and another handle may hold the lock, so the handle must not keep claiming it: before the fix it
+     * still reported {@code isHeld()} (TLA+ twin spec/locks/McsLock/MCMcsLockReleaseError: HeldExclusive).
+     */
+    @Test
+    void shouldNotClaimTheLockAfterAReleaseCasWithAnUnknownOutcome() {
+        try (SimFabric fabric = SimFabric.open(new SimContext().retryTimeoutNs(TimeUnit.MILLISECONDS.toNanos(5)))) {
+            Node home = fabric.addNode("home");
+            Node c = fabric.addNode("c");
+            RemoteAddress lock = McsLock.create(home, 2).address();
+            try (Endpoint a = Endpoint.open(c)) {
+                McsLock holder = McsLock.attach(a, lock, 2, 0);
+                holder.lock();
+                fabric.crash(home);
+                RemoteAccessException e = assertThrows(RemoteAccessException.class, holder::unlock);
+                assertTrue(e.isIndeterminate(), e.getMessage());
+                assertFalse(holder.isHeld(), "the release may have happened: the handle must not claim the lock");
+                assertTrue(holder.isPositionUnknown());
+                assertThrows(IllegalStateException.class, holder::tryLock, "the handle refuses further use");
+            }
+        }
+    }
+
+    /**
+     * The handover WRITE's queue pair fails (the successor's node stops answering): the WRITE may still land, so the
+     * handle no longer holds the lock and does not post the handover again.
+     */
+    @Test
+    void shouldNotClaimTheLockAfterAHandoverWithAnUnknownOutcome() {
+        try (SimFabric fabric = SimFabric.open(new SimContext().retryTimeoutNs(TimeUnit.MILLISECONDS.toNanos(5)))) {
+            Node home = fabric.addNode("home");
+            Node c = fabric.addNode("c");
+            Node w = fabric.addNode("w");
+            RemoteAddress lock = McsLock.create(home, 2).address();
+            try (Endpoint a = Endpoint.open(c); Endpoint b = Endpoint.open(w)) {
+                McsLock holder = McsLock.attach(a, lock, 2, 0);
+                McsLock.attach(b, lock, 2, 1); // the successor's slot names its queue node on w
+                holder.lock();
+                // The successor queues by hand, as its lock() would: it swaps the tail and links behind the holder.
+                long holderId = McsLockDescriptor.id(0, 1);
+                long successorId = McsLockDescriptor.id(1, 1);
+                assertEquals(holderId, b.cas(lock.plus(McsLock.TAIL_OFFSET), holderId, successorId));
+                RemoteAddress slot = McsLockDescriptor.slot(lock, 0);
+                long key = b.readLong(slot.plus(McsLockDescriptor.SLOT_KEY_OFFSET));
+                RemoteAddress qnode = McsLockDescriptor.qnode(key,
+                    b.readLong(slot.plus(McsLockDescriptor.SLOT_ADDRESS_OFFSET)));
+                b.writeLong(qnode.plus(McsLock.QNODE_NEXT_OFFSET), successorId);
+                b.flush(-1); // placed before the holder reads its next word (R7)
+                fabric.crash(w);
+                RemoteAccessException e = assertThrows(RemoteAccessException.class, holder::unlock);
+                assertTrue(e.isIndeterminate(), e.getMessage());
+                assertFalse(holder.isHeld(), "the handover may have landed: the handle must not claim the lock");
+                assertTrue(holder.isPositionUnknown());
             }
         }
     }

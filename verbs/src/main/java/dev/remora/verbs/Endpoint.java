@@ -243,13 +243,24 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * How many times the endpoint replaced its queue pair to a node (after an error). Two requests to the node issued
-     * while the epoch stayed the same went on one queue pair, so the per-queue-pair rules (R6, R7) order them.
+     * while the epoch stayed the same went on one queue pair, so the per-queue-pair rules (R6, R7) order them. A queue
+     * pair that has left RTS is replaced first, so the epoch counts every failure that happened before the call, not
+     * only those a later verb ran into.
      *
      * @param nodeId the peer's id
      * @return the number of replacements so far
      */
     public long queuePairEpoch(int nodeId) {
-        return nodeId < epochs.length ? epochs[nodeId] : 0;
+        enter("queuePairEpoch");
+        try {
+            if (nodeId >= 0 && nodeId < queuePairs.length && queuePairs[nodeId] != null
+                && queuePairs[nodeId].state() != QpState.RTS) {
+                connected(nodeId); // its WRITEs not known to be placed may land after anything on the new one (R10)
+            }
+            return nodeId < epochs.length ? epochs[nodeId] : 0;
+        } finally {
+            exit();
+        }
     }
 
     /** @return the requests whose wait timed out and whose outcome is still unknown */
