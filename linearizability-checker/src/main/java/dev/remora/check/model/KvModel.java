@@ -1,5 +1,6 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Nil;
 import dev.remora.check.Operation;
@@ -98,7 +99,7 @@ public final class KvModel implements Model<Object> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         boolean gets = false;
         for (Operation op : ops) {
             gets |= op.function().equals("get");

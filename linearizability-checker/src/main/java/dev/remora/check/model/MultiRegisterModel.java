@@ -1,6 +1,7 @@
 package dev.remora.check.model;
 
 import dev.remora.check.Keyword;
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
@@ -104,7 +105,7 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
     }
 
     @Override
-    public Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         java.util.Set<List<Object>> written = new java.util.HashSet<>();
         for (Operation op : ops) {
             for (Object o : (List<?>) op.input()) {
@@ -132,7 +133,7 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
                 }
             }
         }
-        return best < 0 ? null : Map.entry(best, why);
+        return best < 0 ? null : new ImpossibleOperation(best, why);
     }
 
     @Override

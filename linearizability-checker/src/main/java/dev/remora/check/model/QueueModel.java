@@ -1,5 +1,6 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
@@ -63,7 +64,7 @@ public final class QueueModel implements Model<List<Object>> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         java.util.Set<Object> enqueued = new java.util.HashSet<>();
         for (Operation op : ops) {
             if (op.function().equals("enqueue")) {
@@ -78,7 +79,7 @@ public final class QueueModel implements Model<List<Object>> {
                 best = i;
             }
         }
-        return best < 0 ? null : java.util.Map.entry(best, "dequeue of " + Values.show(ops.get(best).output())
+        return best < 0 ? null : new ImpossibleOperation(best, "dequeue of " + Values.show(ops.get(best).output())
                 + ", a value that no operation enqueues");
     }
 

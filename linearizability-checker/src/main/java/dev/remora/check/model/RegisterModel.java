@@ -1,5 +1,6 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Nil;
 import dev.remora.check.Operation;
@@ -112,11 +113,11 @@ public final class RegisterModel implements Model<Object> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         return impossibleRead(ops, "read", "write", Nil.unbox(init));
     }
 
-    static java.util.Map.Entry<Integer, String> impossibleRead(List<Operation> ops, String read, String write,
+    static ImpossibleOperation impossibleRead(List<Operation> ops, String read, String write,
                                                                 Object init) {
         java.util.Set<Object> written = new java.util.HashSet<>();
         written.add(init);
@@ -138,7 +139,7 @@ public final class RegisterModel implements Model<Object> {
                 best = i;
             }
         }
-        return best < 0 ? null : java.util.Map.entry(best, read + " of " + Values.show(ops.get(best).output())
+        return best < 0 ? null : new ImpossibleOperation(best, read + " of " + Values.show(ops.get(best).output())
                 + ", a value that no operation writes and that is not the initial value");
     }
 

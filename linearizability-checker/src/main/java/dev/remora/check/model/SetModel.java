@@ -1,5 +1,6 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
@@ -68,7 +69,7 @@ public final class SetModel implements Model<Set<Object>> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         Set<Object> added = new HashSet<>();
         for (Operation op : ops) {
             if (op.function().equals("add")) {
@@ -90,7 +91,7 @@ public final class SetModel implements Model<Set<Object>> {
                 }
             }
         }
-        return best < 0 ? null : java.util.Map.entry(best, "read containing " + Values.show(missing)
+        return best < 0 ? null : new ImpossibleOperation(best, "read containing " + Values.show(missing)
                 + ", an element that no operation adds");
     }
 
