@@ -1,8 +1,12 @@
 package dev.remora.check;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * A history: the operations read from one source, in order of invocation, each an
@@ -66,11 +70,11 @@ public final class History {
      */
     public static History fromEvents(String source, HistoryFormat format, List<Event> events)
             throws MalformedHistoryException {
-        java.util.Map<Object, Integer> open = new java.util.HashMap<>();
-        java.util.Map<Object, Integer> crashed = new java.util.HashMap<>();
+        Map<Object, Integer> open = new HashMap<>();
+        Map<Object, Integer> crashed = new HashMap<>();
         // slot per invocation event: completion index or -1
         int[] completion = new int[events.size()];
-        java.util.Arrays.fill(completion, -1);
+        Arrays.fill(completion, -1);
         boolean[] drop = new boolean[events.size()];
         for (int i = 0; i < events.size(); i++) {
             Event e = events.get(i);
@@ -97,7 +101,7 @@ public final class History {
                         continue;
                     }
                     throw new MalformedHistoryException(source, e.line(), "unmatched :"
-                            + e.type().name().toLowerCase(java.util.Locale.ROOT) + " completion of process "
+                            + e.type().name().toLowerCase(Locale.ROOT) + " completion of process "
                             + Values.show(p) + "; expected an :invoke of that process before it");
                 }
                 Event inv = events.get(o);

@@ -4,6 +4,8 @@ import dev.remora.check.io.HistoryReader;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -65,14 +67,14 @@ class HistoryReaderTest {
         assertEquals(3L, l.get(2));
         assertEquals(4L, l.get(3));
         assertEquals(2.5, l.get(4));
-        assertEquals(java.util.Set.of(new Keyword("a")), l.get(5));
+        assertEquals(Set.of(new Keyword("a")), l.get(5));
         assertEquals("2020", l.get(6));
         assertEquals("q\"", l.get(7));
         assertNull(l.get(8));
         assertEquals(Boolean.TRUE, l.get(9));
         assertEquals(new Keyword("k"), l.get(10));
         assertEquals("sym", l.get(11));
-        assertEquals(java.util.Map.of(new Keyword("x"), List.of(1L, List.of(2L))), l.get(12));
+        assertEquals(Map.of(new Keyword("x"), List.of(1L, List.of(2L))), l.get(12));
     }
 
     @Test

@@ -5,7 +5,9 @@ import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,7 +36,7 @@ public final class SetModel implements Model<Set<Object>> {
                 }
                 Set<Object> next = new HashSet<>(state);
                 next.add(op.input());
-                return java.util.Collections.unmodifiableSet(next);
+                return Collections.unmodifiableSet(next);
             }
             case "read": {
                 Object out = op.output();
@@ -101,13 +103,13 @@ public final class SetModel implements Model<Set<Object>> {
      */
     @Override
     public List<Operation> prepare(List<Operation> ops) {
-        java.util.Set<Object> observed = new java.util.HashSet<>();
+        Set<Object> observed = new HashSet<>();
         for (Operation op : ops) {
             if (op.isOk() && op.function().equals("read") && op.output() != null) {
                 observed.addAll((Collection<?>) op.output());
             }
         }
-        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        List<Operation> out = new ArrayList<>(ops.size());
         for (Operation op : ops) {
             if (op.isOk() || op.function().equals("add") && observed.contains(op.input())) {
                 out.add(op);
