@@ -1,6 +1,7 @@
 package dev.remora.check;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -152,7 +153,8 @@ public final class Checker {
         private final Budget budget;
         private final List<List<Operation>> prepared;
         private final int threads;
-        private final List<WglSearch<S>> searches = new ArrayList<>();
+        /** Created at a partition's first run and dropped once it is decided (its arrays go with it). */
+        private final List<WglSearch<S>> searches;
         private final long[] counted;
         private int failed = -1;
         private String undecidedCause;
@@ -163,6 +165,7 @@ public final class Checker {
             this.prepared = prepared;
             this.threads = threads;
             this.counted = new long[prepared.size()];
+            this.searches = new ArrayList<>(Collections.nCopies(prepared.size(), null));
         }
 
         int failed() {
@@ -184,7 +187,6 @@ public final class Checker {
         void run() {
             List<Integer> undecided = new ArrayList<>();
             for (int p = 0; p < prepared.size(); p++) {
-                searches.add(new WglSearch<>(model, model.init(), prepared.get(p), budget, false));
                 undecided.add(p);
             }
             for (int round = 0; !undecided.isEmpty(); round++) {
@@ -193,14 +195,18 @@ public final class Checker {
                 for (int p : undecided) {
                     weights += prepared.get(p).size() + 1L;
                 }
+                long[] shares = new long[prepared.size()];
                 for (int p : undecided) {
                     long share = (long) (budget.memoryLimitBytes() * ((prepared.get(p).size() + 1.0) / weights));
-                    searches.get(p).memoryLimitBytes(Math.max(share, 1L << 20));
+                    shares[p] = Math.max(share, 1L << 20);
                 }
-                runRound(undecided, limit);
+                runRound(undecided, limit, shares);
                 List<Integer> still = new ArrayList<>();
                 for (int p : undecided) {
                     WglSearch<S> s = searches.get(p);
+                    if (s == null) {
+                        continue; // skipped: a partition before it failed
+                    }
                     if (failed >= 0 && p > failed) {
                         s.abandon(); // counted stays at the start of this round
                         continue;
@@ -209,9 +215,12 @@ public final class Checker {
                     SearchOutcome o = s.outcome();
                     if (o == SearchOutcome.PAUSED) {
                         still.add(p);
-                    } else if (o == SearchOutcome.STOPPED && undecidedCause == null) {
+                        continue;
+                    }
+                    if (o == SearchOutcome.STOPPED && undecidedCause == null) {
                         undecidedCause = s.stopCause();
                     }
+                    searches.set(p, null);
                 }
                 if (failed >= 0) {
                     still.forEach(p -> searches.get(p).abandon());
@@ -227,7 +236,7 @@ public final class Checker {
             }
         }
 
-        private void runRound(List<Integer> partitions, long limit) {
+        private void runRound(List<Integer> partitions, long limit, long[] shares) {
             AtomicInteger nextTask = new AtomicInteger();
             AtomicInteger firstFailed = new AtomicInteger(Integer.MAX_VALUE);
             Runnable worker = () -> {
@@ -238,6 +247,13 @@ public final class Checker {
                         continue;
                     }
                     WglSearch<S> s = searches.get(p);
+                    if (s == null) {
+                        // Each partition is run by one thread per round; the round's end (the
+                        // futures' get) publishes it to the next round's threads.
+                        s = new WglSearch<>(model, model.init(), prepared.get(p), budget, false);
+                        searches.set(p, s);
+                    }
+                    s.memoryLimitBytes(shares[p]);
                     s.cancelWhen(() -> p > firstFailed.get());
                     if (s.run(limit) == SearchOutcome.NOT_LINEARIZABLE) {
                         firstFailed.accumulateAndGet(p, Math::min);
