@@ -4,7 +4,6 @@ import dev.remora.check.CheckOptions;
 import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
 import dev.remora.check.History;
-import dev.remora.check.HistoryFormat;
 import dev.remora.check.Model;
 import dev.remora.check.io.HistoryReader;
 import dev.remora.check.model.Models;
