@@ -1,20 +1,19 @@
 package dev.remora.check;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
- * The time and memory a check may still use, shared by the searches of all its partitions.
- * Searches poll {@link #expired()} every few thousand steps and reserve cache memory in chunks.
+ * The time a check may still use and its memory limit, shared by the searches of all its
+ * partitions. Searches poll {@link #expired()} every few thousand steps. The memory limit is
+ * not drawn on as one pool: the checker gives each partition its own share of it.
  */
 final class Budget {
     private final long deadlineNs;
-    private final AtomicLong memoryLeftBytes;
+    private final long memoryLimitBytes;
     private volatile String stopCause;
 
     Budget(long startNs, long timeLimitNs, long memoryLimitBytes) {
         long d = startNs + timeLimitNs;
         this.deadlineNs = timeLimitNs == Long.MAX_VALUE || d < startNs ? Long.MAX_VALUE : d;
-        this.memoryLeftBytes = new AtomicLong(memoryLimitBytes);
+        this.memoryLimitBytes = memoryLimitBytes;
     }
 
     /** @return the cause that stopped the check, or {@code null} while it may go on */
@@ -27,16 +26,9 @@ final class Budget {
         return c;
     }
 
-    boolean reserve(long bytes) {
-        if (memoryLeftBytes.addAndGet(-bytes) < 0) {
-            stopCause = "memory limit reached";
-            return false;
-        }
-        return true;
-    }
-
-    void release(long bytes) {
-        memoryLeftBytes.addAndGet(bytes);
+    /** @return the memory limit of the whole check, in bytes */
+    long memoryLimitBytes() {
+        return memoryLimitBytes;
     }
 
     void stop(String cause) {

@@ -5,9 +5,12 @@ package dev.remora.check;
  *
  * @param timeLimitNs      wall-clock limit for the whole check, including the explanation of a
  *                         failure; past it the verdict is {@link Verdict#UNKNOWN}
- * @param memoryLimitBytes limit on the memoisation caches of all partitions together; 0 means
- *                         half of the heap that is free when the check starts
- * @param parallelism      partitions checked at once
+ * @param memoryLimitBytes limit on the memoisation caches of all partitions together, given out
+ *                         as one share per partition (in proportion to its operations among
+ *                         those undecided); 0 means half of the heap that is free when the
+ *                         check starts
+ * @param parallelism      partitions checked at once; the verdict, explanation and state count
+ *                         do not depend on it
  * @param explain          whether to explain a failure (blocking operation, longest partial
  *                         linearization, smallest failing window); without it a failure
  *                         carries only the failing partition, as a verdict-only check

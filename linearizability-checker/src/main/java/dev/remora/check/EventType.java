@@ -1,5 +1,7 @@
 package dev.remora.check;
 
+import java.util.Locale;
+
 /**
  * The four kinds of history events, with Knossos's meanings.
  *
@@ -30,7 +32,7 @@ public enum EventType {
      */
     public static EventType parse(String name) {
         String n = name.startsWith(":") ? name.substring(1) : name;
-        switch (n.toLowerCase(java.util.Locale.ROOT)) {
+        switch (n.toLowerCase(Locale.ROOT)) {
             case "invoke": return INVOKE;
             case "ok": return OK;
             case "fail": return FAIL;

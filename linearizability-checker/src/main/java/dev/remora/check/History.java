@@ -1,8 +1,12 @@
 package dev.remora.check;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * A history: the operations read from one source, in order of invocation, each an
@@ -53,40 +57,27 @@ public final class History {
      * <p>Rules: a process has at most one open invocation; a completion needs an open
      * invocation of the same process and function (an {@code :info} without one, such as a
      * nemesis event, is ignored); a process that got {@code :info} is crashed and may not invoke
-     * again. Positions are the events' times when all events carry one, else their indices.
+     * again. An operation's positions are the indices of its events in {@code events}: the order of
+     * the events is the real-time order, in every format, as in Knossos and Jepsen. Event times are
+     * not used for the order; in histories recorded by many threads they step backwards now and then
+     * (a thread reads the clock, then waits for the lock that appends to the history).
      *
      * @param source name for messages
      * @param format the format, which decides what {@code :fail} means
-     * @param events the events in file order
+     * @param events the events in real-time order (file order)
      * @return the history
      * @throws MalformedHistoryException when a rule is broken
      */
     public static History fromEvents(String source, HistoryFormat format, List<Event> events)
             throws MalformedHistoryException {
-        boolean timed = !events.isEmpty();
-        for (Event e : events) {
-            if (e.timeNs() == Event.NO_TIME) {
-                timed = false;
-                break;
-            }
-        }
-        java.util.Map<Object, Integer> open = new java.util.HashMap<>();
-        java.util.Map<Object, Integer> crashed = new java.util.HashMap<>();
+        Map<Object, Integer> open = new HashMap<>();
+        Map<Object, Integer> crashed = new HashMap<>();
         // slot per invocation event: completion index or -1
         int[] completion = new int[events.size()];
-        java.util.Arrays.fill(completion, -1);
+        Arrays.fill(completion, -1);
         boolean[] drop = new boolean[events.size()];
-        long lastTime = Long.MIN_VALUE;
         for (int i = 0; i < events.size(); i++) {
             Event e = events.get(i);
-            if (timed) {
-                if (e.timeNs() < lastTime) {
-                    throw new MalformedHistoryException(source, e.line(), "time " + e.timeNs()
-                            + " is earlier than the previous event's time " + lastTime
-                            + "; expected events in order of time");
-                }
-                lastTime = e.timeNs();
-            }
             Object p = e.process();
             if (e.type() == EventType.INVOKE) {
                 Integer c = crashed.get(p);
@@ -110,7 +101,7 @@ public final class History {
                         continue;
                     }
                     throw new MalformedHistoryException(source, e.line(), "unmatched :"
-                            + e.type().name().toLowerCase(java.util.Locale.ROOT) + " completion of process "
+                            + e.type().name().toLowerCase(Locale.ROOT) + " completion of process "
                             + Values.show(p) + "; expected an :invoke of that process before it");
                 }
                 Event inv = events.get(o);
@@ -136,7 +127,7 @@ public final class History {
             if (inv.type() != EventType.INVOKE) {
                 continue;
             }
-            long call = timed ? inv.timeNs() : i;
+            long call = i;
             int c = completion[i];
             Event done = c < 0 ? null : events.get(c);
             Object output;
@@ -147,7 +138,7 @@ public final class History {
                 ret = Operation.INFINITY;
             } else if (done.type() == EventType.OK) {
                 output = done.value();
-                ret = timed ? done.timeNs() : c;
+                ret = c;
                 retLine = done.line();
             } else if (format == HistoryFormat.JEPSEN_LOG) {
                 if (done.value() instanceof Keyword) {
@@ -155,7 +146,7 @@ public final class History {
                     ret = Operation.INFINITY;
                 } else if (inv.function().equals("cas")) {
                     output = Boolean.FALSE;
-                    ret = timed ? done.timeNs() : c;
+                    ret = c;
                     retLine = done.line();
                 } else {
                     continue;

@@ -84,10 +84,10 @@ public interface Model<S> {
      * instead of searching every order of the operations before it.
      *
      * @param ops the partition's {@linkplain #prepare prepared} operations
-     * @return a sentence explaining why the first such operation (by completion) is impossible,
-     *         keyed by the operation's index in {@code ops}, or {@code null} when there is none
+     * @return the first such operation (by completion): its index in {@code ops} and a sentence
+     *         saying why it is impossible, or {@code null} when there is none
      */
-    default java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    default ImpossibleOperation impossible(List<Operation> ops) {
         return null;
     }
 

@@ -5,8 +5,8 @@ package dev.remora.check;
  *
  * <h2>Interval semantics</h2>
  * An operation occupies the closed interval {@code [call, ret]} of positions. Positions are
- * event times in nanoseconds when every event of the history has a time, otherwise the
- * events' indices in the file. Two operations whose intervals overlap (including sharing an end
+ * the indices of its events in the history's event order, which is the file order in every
+ * format (event times are informational and never reorder events). Two operations whose intervals overlap (including sharing an end
  * point) are concurrent and may be linearized in either order; if {@code a.ret < b.call} then
  * {@code a} must be linearized before {@code b}.
  *

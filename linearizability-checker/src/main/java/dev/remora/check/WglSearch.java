@@ -1,14 +1,18 @@
 package dev.remora.check;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
 
 /**
  * The search for one partition: Wing and Gong's backtracking over the minimal operations of a
  * history, with Lowe's memoisation of (set of linearized operations, model state) and the
  * refinements of Horn and Kroening (P-compositional partitions; entries kept in a
- * doubly-linked list that is lifted and unlifted in place).
+ * doubly-linked list from which an operation is {@linkplain #lift lifted} when it is linearized
+ * and into which it is {@linkplain #unlift put back} in place when the search backtracks).
  *
  * <p>Events live in a linked list sorted by position: a call entry per operation and a return
  * entry per completed operation (indeterminate operations have none: they may stay pending to
@@ -25,75 +29,81 @@ import java.util.SplittableRandom;
  * cache it is stored compactly, from the word holding its lowest clear bit to its highest set
  * word, because linearized sets are almost always "a prefix plus a few".
  *
+ * <p>A search is <em>resumable</em>: {@link #run(long)} explores until the number of memoised
+ * states reaches a limit and returns {@link SearchOutcome#PAUSED}, keeping its place; the next
+ * call goes on exactly where it stopped. The path of a search, and so its outcome and state
+ * count, therefore do not depend on how it is cut into runs: the checker interleaves the
+ * partitions in rounds of growing limits. Limits of time ({@link Budget}), of memory (the
+ * cache's own estimate against {@link #memoryLimitBytes}, deterministic) and cancellation are
+ * polled every 4,096 steps and stop the search for good.
+ *
  * @param <S> the model's state type
  */
 final class WglSearch<S> {
-    static final int LINEARIZABLE = 0;
-    static final int NOT_LINEARIZABLE = 1;
-    static final int STOPPED = 2;
-
     private static final int POLL_MASK = 4095;
-    private static final int CHUNK_BYTES = 1 << 20;
+    private static final int END = -1;
 
     private final Model<S> model;
-    private final S init;
     private final Operation[] ops;
     private final Budget budget;
     private final boolean record;
+    private final int okCount;
+    private final int head;
+    private final boolean[] ok;
+    /** The entry list: entry {@code 2i} is operation i's call, {@code 2i+1} its return; {@code head} is the head. */
+    private final int[] next;
+    private final int[] prev;
+    /** For an indeterminate operation, the previous indeterminate one of its kind, or -1. */
+    private final int[] prevSame;
+    private final long[] zobrist;
+
+    private long memoryLimitBytes = Long.MAX_VALUE;
+    private BooleanSupplier cancelled = () -> false;
+
+    // The search's place, kept between runs.
+    private Bits bits;
+    private MemoCache cache;
+    private int[] stackOp;
+    private Object[] stackState;
+    private int sp;
+    private int linOk;
+    private long hash;
+    private S state;
+    private int entry;
+    private long iter;
+    private long explored;
+    private SearchOutcome finished;
+    private String stopCause;
 
     private int[] bestLinearization = new int[0];
     private int blocking = -1;
-    private long explored;
-    private long reservedBytes;
 
     WglSearch(Model<S> model, S init, List<Operation> ops, Budget budget, boolean record) {
         this.model = model;
-        this.init = init;
         this.ops = ops.toArray(new Operation[0]);
         this.budget = budget;
         this.record = record;
-    }
-
-    /** @return local indices of the longest partial linearization seen (only when recording) */
-    int[] bestLinearization() {
-        return bestLinearization;
-    }
-
-    /** @return local index of the operation whose completion could not be reached, or -1 */
-    int blocking() {
-        return blocking;
-    }
-
-    long explored() {
-        return explored;
-    }
-
-    @SuppressWarnings("unchecked")
-    int run() {
-        final int n = ops.length;
-        final int head = 2 * n;
-        final int end = -1;
-        int okCount = 0;
-        boolean[] ok = new boolean[n];
+        final int n = this.ops.length;
+        this.head = 2 * n;
+        int oks = 0;
+        ok = new boolean[n];
         for (int i = 0; i < n; i++) {
-            ok[i] = ops[i].isOk();
+            ok[i] = this.ops[i].isOk();
             if (ok[i]) {
-                okCount++;
+                oks++;
             }
         }
-        if (okCount == 0) {
-            return LINEARIZABLE;
-        }
+        this.okCount = oks;
         // Build the entry list sorted by (position, call before return, operation index).
-        int entries = n + okCount;
+        int entries = n + oks;
         long[] pos = new long[entries];
         int[] id = new int[entries];
         int k = 0;
         for (int i = 0; i < n; i++) {
-            pos[k] = ops[i].call();
+            pos[k] = this.ops[i].call();
             id[k++] = 2 * i;
             if (ok[i]) {
-                pos[k] = ops[i].ret();
+                pos[k] = this.ops[i].ret();
                 id[k++] = 2 * i + 1;
             }
         }
@@ -109,8 +119,8 @@ final class WglSearch<S> {
             c = Integer.compare(id[a] & 1, id[b] & 1);
             return c != 0 ? c : Integer.compare(id[a], id[b]);
         });
-        int[] next = new int[2 * n + 1];
-        int[] prev = new int[2 * n + 1];
+        next = new int[2 * n + 1];
+        prev = new int[2 * n + 1];
         int last = head;
         for (int i = 0; i < entries; i++) {
             int e = id[order[i]];
@@ -118,38 +128,118 @@ final class WglSearch<S> {
             prev[e] = last;
             last = e;
         }
-        next[last] = end;
+        next[last] = END;
 
         // Symmetry: indeterminate operations with the same function, key and input are
         // interchangeable once invoked (none ever returns), so only the earliest one not yet
         // linearized is tried; prevSame links each to the previous one of its kind.
-        int[] prevSame = new int[n];
-        java.util.Map<List<Object>, Integer> lastOfKind = new java.util.HashMap<>();
+        prevSame = new int[n];
+        Map<List<Object>, Integer> lastOfKind = new HashMap<>();
         for (int i = 0; i < n; i++) {
             prevSame[i] = -1;
             if (!ok[i]) {
-                Integer before = lastOfKind.put(Arrays.asList(ops[i].function(), ops[i].key(), ops[i].input()), i);
+                Integer before = lastOfKind.put(Arrays.asList(this.ops[i].function(), this.ops[i].key(),
+                        this.ops[i].input()), i);
                 if (before != null) {
                     prevSame[i] = before;
                 }
             }
         }
-        long[] zobrist = new long[n];
+        zobrist = new long[n];
         SplittableRandom rnd = new SplittableRandom(0x5EED_CAFEL);
         for (int i = 0; i < n; i++) {
             zobrist[i] = rnd.nextLong();
         }
-        Bits bits = new Bits(n);
-        MemoCache cache = new MemoCache();
-        int[] stackOp = new int[n];
-        Object[] stackState = new Object[n];
-        int sp = 0;
-        int linOk = 0;
-        long hash = 0;
-        S state = init;
-        int e = next[head];
-        long iter = 0;
-        long cacheBytesAccounted = 0;
+        state = init;
+        entry = next[head];
+    }
+
+    /**
+     * Sets the memory the cache may use; past it the search stops for good with "memory limit
+     * reached". Checked every 4,096 steps against the cache's own estimate.
+     */
+    void memoryLimitBytes(long bytes) {
+        this.memoryLimitBytes = bytes;
+    }
+
+    /** Sets a condition, polled every 4,096 steps, that stops the search for good ("cancelled"). */
+    void cancelWhen(BooleanSupplier condition) {
+        this.cancelled = condition;
+    }
+
+    /** @return local indices of the longest partial linearization seen (only when recording) */
+    int[] bestLinearization() {
+        return bestLinearization;
+    }
+
+    /** @return local index of the operation whose completion could not be reached, or -1 */
+    int blocking() {
+        return blocking;
+    }
+
+    /** @return the final outcome, or {@link SearchOutcome#PAUSED} while the search may go on */
+    SearchOutcome outcome() {
+        return finished != null ? finished : okCount == 0 ? SearchOutcome.LINEARIZABLE : SearchOutcome.PAUSED;
+    }
+
+    /** @return states memoised so far */
+    long explored() {
+        return explored;
+    }
+
+    /** @return why the search stopped, when it returned {@link SearchOutcome#STOPPED} */
+    String stopCause() {
+        return stopCause;
+    }
+
+    /** @return the cache's estimated size in bytes, 0 once the search is finished */
+    long memoryBytes() {
+        return cache == null ? 0 : cache.bytes();
+    }
+
+    /** Runs the search to its end, whatever the number of states. */
+    SearchOutcome run() {
+        return run(Long.MAX_VALUE);
+    }
+
+    /**
+     * Runs the search until it is decided, stopped, or has memoised {@code stateLimit} states
+     * in all (counting earlier runs).
+     *
+     * @param stateLimit the total number of states after which the run pauses
+     * @return the outcome; after a final one, every later call returns it again
+     */
+    @SuppressWarnings("unchecked")
+    SearchOutcome run(long stateLimit) {
+        if (finished != null) {
+            return finished;
+        }
+        if (okCount == 0) {
+            return finish(SearchOutcome.LINEARIZABLE);
+        }
+        if (explored >= stateLimit) {
+            return SearchOutcome.PAUSED;
+        }
+        if (cache == null) {
+            bits = new Bits(ops.length);
+            cache = new MemoCache();
+            stackOp = new int[ops.length];
+            stackState = new Object[ops.length];
+        }
+        final int[] next = this.next;
+        final int[] prev = this.prev;
+        final boolean[] ok = this.ok;
+        final Bits bits = this.bits;
+        final MemoCache cache = this.cache;
+        final int[] stackOp = this.stackOp;
+        final Object[] stackState = this.stackState;
+        int sp = this.sp;
+        int linOk = this.linOk;
+        long hash = this.hash;
+        S state = this.state;
+        int e = this.entry;
+        long iter = this.iter;
+        long explored = this.explored;
         try {
             while (true) {
                 if (linOk == okCount) {
@@ -157,32 +247,29 @@ final class WglSearch<S> {
                         bestLinearization = Arrays.copyOf(stackOp, sp);
                         blocking = -1;
                     }
-                    return LINEARIZABLE;
+                    return finish(SearchOutcome.LINEARIZABLE);
                 }
                 if ((++iter & POLL_MASK) == 0) {
-                    if (budget.expired() != null) {
-                        return STOPPED;
+                    String cause = budget.expired();
+                    if (cause == null && cancelled.getAsBoolean()) {
+                        cause = "cancelled";
                     }
-                    long want = cache.bytes() - cacheBytesAccounted;
-                    if (want > 0) {
-                        long chunk = Math.max(want, CHUNK_BYTES);
-                        if (!budget.reserve(chunk)) {
-                            reservedBytes += chunk;
-                            return STOPPED;
-                        }
-                        reservedBytes += chunk;
-                        cacheBytesAccounted += chunk;
+                    if (cause == null && cache.bytes() > memoryLimitBytes) {
+                        cause = "memory limit reached";
+                    }
+                    if (cause != null) {
+                        return stop(cause);
                     }
                 }
-                if (e == end || (e & 1) == 1) {
-                    if (record && sp >= bestLinearization.length && e != end) {
+                if (e == END || (e & 1) == 1) {
+                    if (record && sp >= bestLinearization.length && e != END) {
                         if (sp > bestLinearization.length || blocking < 0) {
                             bestLinearization = Arrays.copyOf(stackOp, sp);
                             blocking = e >> 1;
                         }
                     }
                     if (sp == 0) {
-                        return NOT_LINEARIZABLE;
+                        return finish(SearchOutcome.NOT_LINEARIZABLE);
                     }
                     sp--;
                     int op = stackOp[sp];
@@ -190,21 +277,11 @@ final class WglSearch<S> {
                     stackState[sp] = null;
                     bits.clear(op);
                     hash ^= zobrist[op];
-                    // unlift: restore in the reverse order of removal
                     if (ok[op]) {
-                        int r = 2 * op + 1;
-                        next[prev[r]] = r;
-                        if (next[r] != end) {
-                            prev[next[r]] = r;
-                        }
                         linOk--;
                     }
-                    int c = 2 * op;
-                    next[prev[c]] = c;
-                    if (next[c] != end) {
-                        prev[next[c]] = c;
-                    }
-                    e = next[c];
+                    unlift(op);
+                    e = next[2 * op];
                     continue;
                 }
                 int op = e >> 1;
@@ -224,31 +301,91 @@ final class WglSearch<S> {
                         stackState[sp] = state;
                         sp++;
                         state = ns;
-                        // lift: remove the call entry, then the return entry
-                        int c = 2 * op;
-                        next[prev[c]] = next[c];
-                        if (next[c] != end) {
-                            prev[next[c]] = prev[c];
-                        }
                         if (ok[op]) {
-                            int r = c + 1;
-                            next[prev[r]] = next[r];
-                            if (next[r] != end) {
-                                prev[next[r]] = prev[r];
-                            }
                             linOk++;
                         }
+                        lift(op);
                         e = next[head];
+                        if (explored >= stateLimit && linOk != okCount) {
+                            return SearchOutcome.PAUSED;
+                        }
                         continue;
                     }
                     bits.clear(op);
                 }
                 e = next[e];
             }
+        } catch (OutOfMemoryError oom) {
+            release();
+            return stop("memory limit reached (heap exhausted)");
         } finally {
-            budget.release(reservedBytes);
-            reservedBytes = 0;
+            this.sp = sp;
+            this.linOk = linOk;
+            this.hash = hash;
+            this.state = state;
+            this.entry = e;
+            this.iter = iter;
+            this.explored = explored;
         }
+    }
+
+    /** Removes operation {@code op}'s call entry, then its return entry, from the entry list. */
+    private void lift(int op) {
+        int c = 2 * op;
+        next[prev[c]] = next[c];
+        if (next[c] != END) {
+            prev[next[c]] = prev[c];
+        }
+        if (ok[op]) {
+            int r = c + 1;
+            next[prev[r]] = next[r];
+            if (next[r] != END) {
+                prev[next[r]] = prev[r];
+            }
+        }
+    }
+
+    /** Puts operation {@code op}'s entries back where {@link #lift} took them from, in reverse order. */
+    private void unlift(int op) {
+        if (ok[op]) {
+            int r = 2 * op + 1;
+            next[prev[r]] = r;
+            if (next[r] != END) {
+                prev[next[r]] = r;
+            }
+        }
+        int c = 2 * op;
+        next[prev[c]] = c;
+        if (next[c] != END) {
+            prev[next[c]] = c;
+        }
+    }
+
+    private SearchOutcome finish(SearchOutcome outcome) {
+        finished = outcome;
+        release();
+        return outcome;
+    }
+
+    private SearchOutcome stop(String cause) {
+        stopCause = cause;
+        return finish(SearchOutcome.STOPPED);
+    }
+
+    /** Stops the search for good ("cancelled") and releases its memory, unless it is finished already. */
+    void abandon() {
+        if (finished == null) {
+            stop("cancelled");
+        }
+    }
+
+    /** Drops the cache and the stack; a finished search keeps only its result. */
+    private void release() {
+        bits = null;
+        cache = null;
+        stackOp = null;
+        stackState = null;
+        state = null;
     }
 
     /** A bit set that knows its lowest clear bit and highest non-zero word. */

@@ -26,7 +26,7 @@ class MalformedInputTest {
         bad json                   | register     | jsonl | {"process":1,"type":"invoke",,} | :1: invalid JSON at column
         wrong function for model   | register     | jsonl | {"process":1,"type":"invoke","f":"cas","value":[1,2]} | :1: expected function read or write for model register
         completion function differs| register     | jsonl | {"process":1,"type":"invoke","f":"write","value":1}\\n{"process":1,"type":"ok","f":"read","value":1} | :2: completion :f :read does not match the invocation's :f :write at line 1
-        time going backwards       | register     | jsonl | {"process":1,"type":"invoke","f":"write","value":1,"time":50}\\n{"process":1,"type":"ok","f":"write","value":1,"time":40} | :2: time 40 is earlier than the previous event's time 50
+        time not an integer        | register     | jsonl | {"process":1,"type":"invoke","f":"write","value":1,"time":"soon"} | :1: field time is "soon"; expected an integer time in nanoseconds
         edn unterminated vector    | register     | knossos-edn | [{:process 1 :type :invoke :f :write :value 1}\\n{:process 1 :type :ok :f :write :value 1} | :1: unterminated collection opened here; expected ']'
         edn map without value      | register     | knossos-edn | [{:process 1 :type :invoke :f :write :value 1}\\n {:process 1 :type}] | :2: map key :type has no value
         edn process not a number   | register     | knossos-edn | [{:process 1.5 :type :invoke :f :write :value 1}] | :1: field :process is 1.5; expected an integer, string or keyword process id

@@ -2,10 +2,12 @@ package dev.remora.check;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 
@@ -149,7 +151,7 @@ final class Simulation {
                 case "write": v = input; return input;
                 default:
                     List<?> l = (List<?>) input;
-                    if (java.util.Objects.equals(v, l.get(0))) {
+                    if (Objects.equals(v, l.get(0))) {
                         v = l.get(1);
                         return Boolean.TRUE;
                     }
@@ -291,7 +293,7 @@ final class Simulation {
             int len = 1 + r.nextInt(2);
             for (int i = 0; i < len; i++) {
                 String k = r.nextBoolean() ? "x" : "y";
-                txn.add(r.nextBoolean() ? java.util.Arrays.asList(new Keyword("read"), k, null)
+                txn.add(r.nextBoolean() ? Arrays.asList(new Keyword("read"), k, null)
                         : List.of(new Keyword("write"), k, (long) r.nextInt(4)));
             }
             return new Object[] {"txn", null, txn};
@@ -302,7 +304,7 @@ final class Simulation {
             for (Object o : (List<?>) input) {
                 List<?> mop = (List<?>) o;
                 if (mop.get(0).equals(new Keyword("read"))) {
-                    out.add(java.util.Arrays.asList(mop.get(0), mop.get(1), m.get(mop.get(1))));
+                    out.add(Arrays.asList(mop.get(0), mop.get(1), m.get(mop.get(1))));
                 } else {
                     m.put(mop.get(1), mop.get(2));
                     out.add(mop);

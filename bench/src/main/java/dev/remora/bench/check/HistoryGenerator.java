@@ -6,6 +6,7 @@ import dev.remora.check.EventType;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -60,6 +61,95 @@ public final class HistoryGenerator {
                 }
             }
         }, ops, clients, 0, seed);
+    }
+
+    /**
+     * The hard shape for a per-key search: many clients appending to a few keys, in Porcupine's
+     * key-value style (values {@code "x CLIENT SEQ y"} appended to per-key strings, gets and
+     * puts, no crashed operations), with partitions of very different difficulty, and one read
+     * made impossible in the smallest partition.
+     *
+     * <p>Keys are drawn with weights halving from key {@code "0"} (half the operations) to the
+     * last key, so with 50 clients about 25 operations on key {@code "0"} are in flight at any
+     * time: the orders of its concurrent appends are what a search must enumerate between two
+     * gets. The history is generated linearizable, then the last get of the key with the fewest
+     * operations that returned a non-empty value is changed to return that value with its last
+     * appended piece repeated, which no order of the appends produces: the history is not
+     * linearizable, the smallest partition fails quickly, and the largest is intractable or
+     * nearly so.
+     *
+     * @param clients concurrent clients (50 and 100 are the sizes used by the bench)
+     * @param keys    distinct keys
+     * @param ops     operations
+     * @param seed    random seed
+     * @return the events, with times (informational) and line numbers
+     */
+    public static List<Event> kvAppendsHard(int clients, int keys, int ops, long seed) {
+        Map<Object, String> m = new HashMap<>();
+        int[] seq = new int[1];
+        List<Event> events = run(new Target() {
+            public Object[] next(SplittableRandom r) {
+                int key = 0;
+                while (key < keys - 1 && r.nextBoolean()) {
+                    key++;
+                }
+                String k = Integer.toString(key);
+                int f = r.nextInt(20);
+                if (f < 8) {
+                    return new Object[] {"get", k, null};
+                }
+                String v = "x " + r.nextInt(clients) + " " + (seq[0]++) + " y";
+                return new Object[] {f < 19 ? "append" : "put", k, v};
+            }
+
+            public Object apply(Object[] op) {
+                String cur = m.getOrDefault(op[1], "");
+                switch ((String) op[0]) {
+                    case "get": return cur;
+                    case "put": m.put(op[1], (String) op[2]); return op[2];
+                    default: m.put(op[1], cur + op[2]); return op[2];
+                }
+            }
+        }, ops, clients, 0, seed);
+        Map<Object, Integer> count = new HashMap<>();
+        for (Event e : events) {
+            if (e.type() == EventType.INVOKE) {
+                count.merge(e.key(), 1, Integer::sum);
+            }
+        }
+        int target = -1;
+        for (int i = events.size() - 1; i >= 0; i--) {
+            Event e = events.get(i);
+            if (e.type() == EventType.OK && e.function().equals("get") && !((String) e.value()).isEmpty()
+                    && (target < 0 || count.get(e.key()) < count.get(events.get(target).key()))) {
+                target = i;
+            }
+        }
+        if (target >= 0) {
+            Event e = events.get(target);
+            String v = (String) e.value();
+            int cut = v.lastIndexOf("x ");
+            events.set(target, new Event(e.process(), e.type(), e.function(), e.key(), v + v.substring(cut),
+                    e.timeNs(), e.line()));
+        }
+        return events;
+    }
+
+    /**
+     * Writes events in Porcupine's key-value log format, one EDN map a line.
+     *
+     * @param events the events
+     * @return the text
+     */
+    public static String toKvLog(List<Event> events) {
+        StringBuilder sb = new StringBuilder();
+        for (Event e : events) {
+            sb.append("{:process ").append(e.process()).append(", :type :")
+                    .append(e.type().name().toLowerCase(Locale.ROOT)).append(", :f :").append(e.function())
+                    .append(", :key \"").append(e.key()).append("\", :value ")
+                    .append(e.value() == null ? "nil" : "\"" + e.value() + "\"").append("}\n");
+        }
+        return sb.toString();
     }
 
     /**

@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -210,7 +211,7 @@ public final class CheckCommand implements Callable<Integer> {
             Checker.validate(h, m);
         } catch (MalformedHistoryException e) {
             return new FileReport(f.toString(), m, null, null, e);
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return new FileReport(f.toString(), m, null, null,
                     new MalformedHistoryException(f.toString(), 0, "cannot read: " + e.getMessage()));
         }

@@ -13,13 +13,18 @@ import dev.remora.check.MalformedHistoryException;
 import dev.remora.check.Values;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Reads histories in any {@link HistoryFormat}, detecting the format when none is given.
@@ -30,7 +35,7 @@ public final class HistoryReader {
     private static final class Json {
         static final ObjectMapper MAPPER = new ObjectMapper();
     }
-    private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile("\\s+");
+    private static final Pattern SPACES = Pattern.compile("\\s+");
 
     private HistoryReader() {
     }
@@ -51,7 +56,7 @@ public final class HistoryReader {
         }
         if (f == HistoryFormat.JSONL) {
             // Streamed: a history of millions of events is never held as one string.
-            try (java.io.InputStream in = Files.newInputStream(file)) {
+            try (InputStream in = Files.newInputStream(file)) {
                 List<Event> events;
                 try {
                     events = readJsonLines(file.toString(), Json.MAPPER.getFactory().createParser(in));
@@ -66,7 +71,7 @@ public final class HistoryReader {
     }
 
     private static String head(Path file) throws IOException {
-        try (java.io.InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = Files.newInputStream(file)) {
             byte[] b = in.readNBytes(1 << 16);
             return new String(b, StandardCharsets.UTF_8);
         }
@@ -92,7 +97,7 @@ public final class HistoryReader {
             case KNOSSOS_EDN: events = readKnossos(source, text); break;
             case JEPSEN_LOG: events = readJepsenLog(source, text); break;
             case KV_LOG: events = readKvLog(source, text); break;
-            case JSONL: events = readJsonLines(source, new java.io.StringReader(text)); break;
+            case JSONL: events = readJsonLines(source, new StringReader(text)); break;
             default: throw new IllegalStateException(f.toString());
         }
         return History.fromEvents(source, f, events);
@@ -178,7 +183,7 @@ public final class HistoryReader {
         return out;
     }
 
-    static List<Event> readJsonLines(String source, java.io.Reader reader) throws MalformedHistoryException {
+    static List<Event> readJsonLines(String source, Reader reader) throws MalformedHistoryException {
         try {
             return readJsonLines(source, Json.MAPPER.getFactory().createParser(reader));
         } catch (IOException e) {
@@ -203,7 +208,7 @@ public final class HistoryReader {
                             + " expected one JSON object per line");
                 }
                 lastLine = line;
-                Map<Object, Object> m = new java.util.HashMap<>(16);
+                Map<Object, Object> m = new HashMap<>(16);
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();

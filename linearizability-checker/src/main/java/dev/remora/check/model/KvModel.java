@@ -1,5 +1,6 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Nil;
 import dev.remora.check.Operation;
@@ -18,8 +19,10 @@ import java.util.List;
  *   <li>{@code cas [old new]} with output true/false: as in {@link RegisterModel}.</li>
  * </ul>
  * Every key starts at the initial value, {@code ""} unless {@code --init} says otherwise.
+ * String values are held as {@link Text}, which shares the prefix an append extends.
  */
 public final class KvModel implements Model<Object> {
+    private final Object initValue;
     private final Object init;
 
     /**
@@ -28,7 +31,20 @@ public final class KvModel implements Model<Object> {
      * @param init every key's initial value
      */
     public KvModel(Object init) {
-        this.init = Nil.box(init);
+        this.initValue = init;
+        this.init = state(init);
+    }
+
+    /** The state holding a value: a {@link Text} for a string, the boxed value otherwise. */
+    private static Object state(Object value) {
+        return value instanceof String ? Text.of((String) value) : Nil.box(value);
+    }
+
+    private static boolean holds(Object state, Object value) {
+        if (state instanceof Text) {
+            return value instanceof String && ((Text) state).contentEquals((String) value);
+        }
+        return RegisterModel.holds(state, value);
     }
 
     @Override
@@ -47,22 +63,25 @@ public final class KvModel implements Model<Object> {
             case "get":
             case "read": {
                 Object out = op.output();
-                return out == null || out == Operation.UNKNOWN || RegisterModel.holds(state, out) ? state : null;
+                return out == null || out == Operation.UNKNOWN || holds(state, out) ? state : null;
             }
             case "put":
             case "write":
-                return Nil.box(op.input());
+                return state(op.input());
             case "append": {
+                if (state instanceof Text) {
+                    return ((Text) state).append((String) op.input());
+                }
                 Object cur = Nil.unbox(state);
-                return (cur == null ? "" : cur.toString()) + op.input();
+                return Text.of(cur == null ? "" : cur.toString()).append((String) op.input());
             }
             case "cas": {
                 List<?> in = (List<?>) op.input();
-                boolean matches = RegisterModel.holds(state, in.get(0));
+                boolean matches = holds(state, in.get(0));
                 if (Boolean.FALSE.equals(op.output())) {
                     return matches ? null : state;
                 }
-                return matches ? Nil.box(in.get(1)) : null;
+                return matches ? state(in.get(1)) : null;
             }
             default:
                 return null;
@@ -98,12 +117,12 @@ public final class KvModel implements Model<Object> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         boolean gets = false;
         for (Operation op : ops) {
             gets |= op.function().equals("get");
         }
-        return RegisterModel.impossibleRead(ops, gets ? "get" : "read", "put", Nil.unbox(init));
+        return RegisterModel.impossibleRead(ops, gets ? "get" : "read", "put", initValue);
     }
 
     /** As for {@link RegisterModel#prepare}, on keys without appends. */
@@ -121,7 +140,13 @@ public final class KvModel implements Model<Object> {
     }
 
     @Override
+    public String describeState(Object state) {
+        return state instanceof Text ? Values.show(state.toString()) : Model.super.describeState(state);
+    }
+
+    /** A {@link Text} is one node sharing its prefix with the state it was appended to. */
+    @Override
     public int stateBytes(Object state) {
-        return state instanceof String ? 40 + 2 * ((String) state).length() : 24;
+        return state instanceof Text ? 32 : 24;
     }
 }

@@ -1,14 +1,19 @@
 package dev.remora.check.model;
 
 import dev.remora.check.Keyword;
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Knossos's multi-register: named registers read and written by transactions. {@code :f :txn}
@@ -61,7 +66,7 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
                 next.put(k, m.get(2));
             }
         }
-        return next == null ? state : java.util.Collections.unmodifiableMap(next);
+        return next == null ? state : Collections.unmodifiableMap(next);
     }
 
     private static boolean isRead(Object f) {
@@ -104,13 +109,13 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
     }
 
     @Override
-    public Map.Entry<Integer, String> impossible(List<Operation> ops) {
-        java.util.Set<List<Object>> written = new java.util.HashSet<>();
+    public ImpossibleOperation impossible(List<Operation> ops) {
+        Set<List<Object>> written = new HashSet<>();
         for (Operation op : ops) {
             for (Object o : (List<?>) op.input()) {
                 List<?> m = (List<?>) o;
                 if (isWrite(m.get(0))) {
-                    written.add(java.util.Arrays.asList(m.get(1), m.get(2)));
+                    written.add(Arrays.asList(m.get(1), m.get(2)));
                 }
             }
         }
@@ -124,7 +129,7 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
             for (Object o : (List<?>) op.output()) {
                 List<?> m = (List<?>) o;
                 if (isRead(m.get(0)) && m.get(2) != null && !Objects.equals(m.get(2), init)
-                        && !written.contains(java.util.Arrays.asList(m.get(1), m.get(2)))) {
+                        && !written.contains(Arrays.asList(m.get(1), m.get(2)))) {
                     best = i;
                     why = "read of " + Values.show(m.get(2)) + " from register " + Values.show(m.get(1))
                             + ", a value that no transaction writes there";
@@ -132,7 +137,7 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
                 }
             }
         }
-        return best < 0 ? null : Map.entry(best, why);
+        return best < 0 ? null : new ImpossibleOperation(best, why);
     }
 
     @Override

@@ -1,11 +1,17 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A FIFO queue per key: {@code enqueue x} appends {@code x}; {@code dequeue} with output
@@ -29,7 +35,7 @@ public final class QueueModel implements Model<List<Object>> {
             case "enqueue": {
                 Object[] next = state.toArray(new Object[state.size() + 1]);
                 next[state.size()] = op.input();
-                return java.util.Collections.unmodifiableList(java.util.Arrays.asList(next));
+                return Collections.unmodifiableList(Arrays.asList(next));
             }
             case "dequeue": {
                 Object out = op.output();
@@ -42,7 +48,7 @@ public final class QueueModel implements Model<List<Object>> {
                 if (op.input() == TAKES_UNOBSERVED && state.get(0) != UNOBSERVED) {
                     return null;
                 }
-                return java.util.Collections.unmodifiableList(java.util.Arrays.asList(
+                return Collections.unmodifiableList(Arrays.asList(
                         state.subList(1, state.size()).toArray()));
             }
             default:
@@ -63,8 +69,8 @@ public final class QueueModel implements Model<List<Object>> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
-        java.util.Set<Object> enqueued = new java.util.HashSet<>();
+    public ImpossibleOperation impossible(List<Operation> ops) {
+        Set<Object> enqueued = new HashSet<>();
         for (Operation op : ops) {
             if (op.function().equals("enqueue")) {
                 enqueued.add(op.input());
@@ -78,7 +84,7 @@ public final class QueueModel implements Model<List<Object>> {
                 best = i;
             }
         }
-        return best < 0 ? null : java.util.Map.entry(best, "dequeue of " + Values.show(ops.get(best).output())
+        return best < 0 ? null : new ImpossibleOperation(best, "dequeue of " + Values.show(ops.get(best).output())
                 + ", a value that no operation enqueues");
     }
 
@@ -109,8 +115,8 @@ public final class QueueModel implements Model<List<Object>> {
      */
     @Override
     public List<Operation> prepare(List<Operation> ops) {
-        java.util.Set<Object> observed = new java.util.HashSet<>();
-        java.util.Set<Object> enqueued = new java.util.HashSet<>();
+        Set<Object> observed = new HashSet<>();
+        Set<Object> enqueued = new HashSet<>();
         boolean unique = true;
         for (Operation op : ops) {
             if (op.isOk() && op.function().equals("dequeue") && op.output() != null) {
@@ -122,7 +128,7 @@ public final class QueueModel implements Model<List<Object>> {
                 unique &= enqueued.add(op.input());
             }
         }
-        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        List<Operation> out = new ArrayList<>(ops.size());
         for (Operation op : ops) {
             if (op.function().equals("enqueue") && !observed.contains(op.input())) {
                 if (op.isOk()) {

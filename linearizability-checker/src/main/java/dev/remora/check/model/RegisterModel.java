@@ -1,12 +1,17 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Nil;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A read/write register, optionally with compare-and-set, one per key.
@@ -112,13 +117,13 @@ public final class RegisterModel implements Model<Object> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         return impossibleRead(ops, "read", "write", Nil.unbox(init));
     }
 
-    static java.util.Map.Entry<Integer, String> impossibleRead(List<Operation> ops, String read, String write,
+    static ImpossibleOperation impossibleRead(List<Operation> ops, String read, String write,
                                                                 Object init) {
-        java.util.Set<Object> written = new java.util.HashSet<>();
+        Set<Object> written = new HashSet<>();
         written.add(init);
         for (Operation op : ops) {
             String f = op.function();
@@ -138,7 +143,7 @@ public final class RegisterModel implements Model<Object> {
                 best = i;
             }
         }
-        return best < 0 ? null : java.util.Map.entry(best, read + " of " + Values.show(ops.get(best).output())
+        return best < 0 ? null : new ImpossibleOperation(best, read + " of " + Values.show(ops.get(best).output())
                 + ", a value that no operation writes and that is not the initial value");
     }
 
@@ -151,7 +156,7 @@ public final class RegisterModel implements Model<Object> {
     };
 
     static List<Operation> prepareRegister(List<Operation> ops, String read, String write) {
-        java.util.Set<Object> observed = new java.util.HashSet<>();
+        Set<Object> observed = new HashSet<>();
         boolean negative = false;
         for (Operation op : ops) {
             if (op.function().equals(read)) {
@@ -165,7 +170,7 @@ public final class RegisterModel implements Model<Object> {
                 return ops; // e.g. append: values combine, nothing to simplify
             }
         }
-        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        List<Operation> out = new ArrayList<>(ops.size());
         for (Operation op : ops) {
             if (op.function().equals(read)) {
                 if (op.isOk()) {
@@ -180,7 +185,7 @@ public final class RegisterModel implements Model<Object> {
             } else if (op.isIndeterminate() && !negative) {
                 continue;
             } else {
-                out.add(op.withInput(cas ? java.util.Arrays.asList(((List<?>) op.input()).get(0), UNOBSERVED)
+                out.add(op.withInput(cas ? Arrays.asList(((List<?>) op.input()).get(0), UNOBSERVED)
                         : UNOBSERVED));
             }
         }

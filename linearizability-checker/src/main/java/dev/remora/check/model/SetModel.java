@@ -1,10 +1,13 @@
 package dev.remora.check.model;
 
+import dev.remora.check.ImpossibleOperation;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,7 +36,7 @@ public final class SetModel implements Model<Set<Object>> {
                 }
                 Set<Object> next = new HashSet<>(state);
                 next.add(op.input());
-                return java.util.Collections.unmodifiableSet(next);
+                return Collections.unmodifiableSet(next);
             }
             case "read": {
                 Object out = op.output();
@@ -68,7 +71,7 @@ public final class SetModel implements Model<Set<Object>> {
     }
 
     @Override
-    public java.util.Map.Entry<Integer, String> impossible(List<Operation> ops) {
+    public ImpossibleOperation impossible(List<Operation> ops) {
         Set<Object> added = new HashSet<>();
         for (Operation op : ops) {
             if (op.function().equals("add")) {
@@ -90,7 +93,7 @@ public final class SetModel implements Model<Set<Object>> {
                 }
             }
         }
-        return best < 0 ? null : java.util.Map.entry(best, "read containing " + Values.show(missing)
+        return best < 0 ? null : new ImpossibleOperation(best, "read containing " + Values.show(missing)
                 + ", an element that no operation adds");
     }
 
@@ -100,13 +103,13 @@ public final class SetModel implements Model<Set<Object>> {
      */
     @Override
     public List<Operation> prepare(List<Operation> ops) {
-        java.util.Set<Object> observed = new java.util.HashSet<>();
+        Set<Object> observed = new HashSet<>();
         for (Operation op : ops) {
             if (op.isOk() && op.function().equals("read") && op.output() != null) {
                 observed.addAll((Collection<?>) op.output());
             }
         }
-        List<Operation> out = new java.util.ArrayList<>(ops.size());
+        List<Operation> out = new ArrayList<>(ops.size());
         for (Operation op : ops) {
             if (op.isOk() || op.function().equals("add") && observed.contains(op.input())) {
                 out.add(op);
