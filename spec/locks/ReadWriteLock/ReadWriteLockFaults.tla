@@ -1,7 +1,10 @@
 ------------------------- MODULE ReadWriteLockFaults -------------------------
 (***************************************************************************)
 (* dev.remora.locks.RemoteReadWriteLock under timeouts, QP errors and      *)
-(* client crashes (BlockingFaults), in three versions chosen by Design.    *)
+(* client crashes (BlockingFaults), in three versions chosen by Design:    *)
+(* "current" is the Java as it is; "old" is the handle before timeouts     *)
+(* were settled; "amended" is the current one with the fix proposed here   *)
+(* (the timed-out acquiring CAS kept unsettled, as the FETCH_ADDs are).    *)
 (*                                                                         *)
 (* The protocol is ReadWriteLock.tla's (state = readers + WriterBit *      *)
 (* active + WaitUnit * waiting writers on Home, changed only by remote     *)
@@ -28,7 +31,7 @@
 (*  - Timeout of the writer's announcing FETCH_ADD. "old" (before the      *)
 (*    fix): the Endpoint retired the QP and the handle took the            *)
 (*    announcement as not made, though it may still land; the next        *)
-(*    attempt announces again. "current", "fixed": the FETCH_ADD stays     *)
+(*    attempt announces again. "current", "amended": the FETCH_ADD stays     *)
 (*    unsettled; the caller comes back (the next attempt settles it: the   *)
 (*    same completion, waited for later) or gives up (lock(timeout)'s      *)
 (*    gaveUp() settles it and withdraws the announcement).                 *)
@@ -37,7 +40,7 @@
 (*    throws and nothing remembers it; the handle still counts itself      *)
 (*    announced; its next verb goes behind the CAS on the same QP (R9),    *)
 (*    so the model lets it post only once the CAS has completed, whose     *)
-(*    result it does not look at. "fixed": the CAS is kept unsettled like  *)
+(*    result it does not look at. "amended": the CAS is kept unsettled like  *)
 (*    a FETCH_ADD; the next attempt settles it and holds the lock if it    *)
 (*    succeeded; giving up settles it and releases the lock (FETCH_ADD     *)
 (*    -WriterBit, no critical section) or withdraws the announcement.      *)
@@ -77,7 +80,7 @@ CONSTANTS
     MaxWrites,  \* a writer stops after this many critical sections
     MaxReads,   \* a reader stops after this many critical sections
     DataPath,   \* TRUE: critical sections READ (and the writer WRITEs and flushes) d; FALSE: they are one step
-    Design      \* "old", "current" or "fixed"
+    Design      \* "old", "current" or "amended"
 
 VARIABLES
     pc,         \* reader: "idle", "rfaa", "rback", "rspin", "rread", "rrel"
@@ -96,10 +99,10 @@ protoVars == <<pc, saw, ann, quit, writes, own, indet, pub, stale>>
 vars == <<allVerbVars, protoVars>>
 
 Old == Design = "old"
-Fixed == Design = "fixed"
+Amended == Design = "amended"
 
 ASSUME /\ Readers \cup Writers = Threads /\ Readers \cap Writers = {}
-       /\ Design \in {"old", "current", "fixed"} /\ RETIRE_ON_TIMEOUT = Old
+       /\ Design \in {"old", "current", "amended"} /\ RETIRE_ON_TIMEOUT = Old
        /\ ATOMIC_CAP = "GLOB"   \* only remote atomics change the state word: no window can be seen
        /\ HomeOf["state"] = Home /\ HomeOf["d"] = DataNode /\ DataNode # Home
        /\ \A t \in Threads : NodeOf[t] \notin {Home, DataNode}
@@ -208,13 +211,13 @@ WAnnDone(t) ==
     /\ KeepBut(t)
 
 (* The announcement's wait times out. old: the QP is retired (TimeOut) and  *)
-(* WAnnDone takes it as not made. current, fixed: it stays unsettled.      *)
+(* WAnnDone takes it as not made. current, amended: it stays unsettled.    *)
 WAnnTimeOut(t) ==
     /\ pc[t] = "wann" /\ TimeOut(t)
     /\ IF Old THEN UNCHANGED pc ELSE Go(t, "wannU")
     /\ Keep(t)
 
-(* current, fixed: the caller comes back (settles: waits for the same       *)
+(* current, amended: the caller comes back (settles: waits for the same     *)
 (* completion) or gives up (gaveUp(): settles, then withdraws).             *)
 WAnnResume(t) ==
     /\ pc[t] = "wannU"
@@ -257,10 +260,10 @@ WCasDone(t) ==
        \/ Failed(t) /\ Post(t, NoOp) /\ Go(t, "wcasT") /\ Unknown(t) /\ UNCHANGED ann
     /\ UNCHANGED <<saw, quit, writes, own, pub, stale>>
 
-(* The CAS's wait times out. current: forgotten (wforgot). fixed: kept.     *)
+(* The CAS's wait times out. current: forgotten (wforgot). amended: kept.   *)
 WCasTimeOut(t) ==
     /\ ~Old /\ pc[t] = "wcas" /\ TimeOut(t)
-    /\ Go(t, IF Fixed THEN "wcasU" ELSE "wforgot")
+    /\ Go(t, IF Amended THEN "wcasU" ELSE "wforgot")
     /\ Keep(t)
 
 (* The CAS threw (an error; current: also a timeout, once the CAS has       *)
@@ -272,7 +275,7 @@ WCasThrown(t) ==
     /\ \E back \in BOOLEAN : IF back THEN Get(t, "state") /\ Go(t, "wspin") ELSE Withdraw(t)
     /\ Keep(t)
 
-(* fixed: the caller comes back (the attempt settles the CAS) or gives up   *)
+(* amended: the caller comes back (the attempt settles the CAS) or gives up *)
 (* (gaveUp() settles it: a CAS that took the lock is released at once, one  *)
 (* that did not leaves the announcement, which is withdrawn).               *)
 WCasResume(t) ==
@@ -281,7 +284,7 @@ WCasResume(t) ==
     /\ Go(t, "wcas")
     /\ UNCHANGED <<allVerbVars, saw, ann, writes, own, indet, pub, stale>>
 
-(* fixed, giving up: the settled CAS.                                       *)
+(* amended, giving up: the settled CAS.                                     *)
 WCasQuit(t) ==
     /\ pc[t] = "wcas" /\ quit[t]
     /\ quit' = Set(quit, t, FALSE)
