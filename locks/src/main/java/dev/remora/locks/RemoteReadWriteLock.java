@@ -34,11 +34,16 @@ import static dev.remora.locks.ReadWriteLockDescriptor.WRITER;
  *
  * <p><b>Timeouts, errors, crashes.</b>
  * <ul>
- *   <li>A FETCH_ADD or CAS whose completion comes late is settled before the handle does anything else (its next
- *       call on either view, or {@link #close()}): a late reader registration that found no writer makes the next
- *       read attempt return {@link LockResult#ACQUIRED}; one that found a writer is undone; a writer's late
- *       announcement is withdrawn unless the handle is acquiring the write lock; a timed write acquire that gives up
- *       withdraws its announcement. A timeout never leaks a count.</li>
+ *   <li>A FETCH_ADD whose completion comes late is settled before the handle does anything else (its next call on
+ *       either view, or {@link #close()}): a late reader registration that found no writer makes the next read
+ *       attempt return {@link LockResult#ACQUIRED}, and is undone if the next call is anything else (the write view,
+ *       {@code close()}); one that found a writer is undone; a writer's late announcement is withdrawn unless the
+ *       handle is acquiring the write lock; a timed write acquire that gives up withdraws its announcement. A timeout
+ *       of a FETCH_ADD never leaks a count.</li>
+ *   <li><b>Known gap</b>: the write acquire's CAS is settled only within its own attempt (a second wait of an
+ *       operation timeout); if its completion has still not come, the attempt throws and the CAS is not kept. If it
+ *       then lands, the writer bit stays set with nobody holding the lock (the TLA+ model
+ *       {@code spec/locks/ReadWriteLock/MCReadWriteLockForgotten}); {@link #reset} recovers.</li>
  *   <li><b>Not tolerated</b>: a FETCH_ADD whose queue pair failed (its effect unknown): the handle never repeats or
  *       compensates it, since a second decrement would undo another reader's registration and break exclusion, so
  *       a count may stay one too high and block writers (or readers); a crashed reader, a crashed writer, and a
@@ -171,12 +176,14 @@ public final class RemoteReadWriteLock implements AutoCloseable {
     }
 
     /**
-     * Settles the unsettled FETCH_ADD, within the endpoint's wait budget, and repairs what it left.
+     * Settles the unsettled FETCH_ADD, within the endpoint's wait budget, and repairs what it left. A late reader
+     * registration that found no writer is kept only by a read attempt; for any other caller it is undone.
      *
-     * @return the purpose of a request that succeeded, or null (none, refused, or indeterminate)
+     * @param readAttempt whether the caller is a read attempt, which takes such a registration as its acquisition
+     * @return the purpose of a request that succeeded, or null (none, refused, indeterminate, or undone)
      * @throws VerbsTimeoutException if its completion still has not come
      */
-    private Purpose settle() {
+    private Purpose settle(boolean readAttempt) {
         Purpose settled = null;
         if (pending != null) {
             UnsettledRequest u = pending;
@@ -190,9 +197,10 @@ public final class RemoteReadWriteLock implements AutoCloseable {
                     case ANNOUNCE -> announced = true;
                     case WITHDRAW -> announced = false;
                     case READ_ACQUIRE -> {
-                        if ((u.value() & ~READERS_MASK) != 0) {
+                        if ((u.value() & ~READERS_MASK) != 0 || !readAttempt) {
                             settled = null;
-                            faa(-READER, Purpose.READ_UNDO); // registered while a writer was in: step back
+                            // Registered while a writer was in, or nobody takes it (the write view, close()): step back.
+                            faa(-READER, Purpose.READ_UNDO);
                         }
                     }
                     default -> {
@@ -230,7 +238,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
         @Override
         protected LockResult attempt() {
             checkFree();
-            if (settle() == Purpose.READ_ACQUIRE) {
+            if (settle(true) == Purpose.READ_ACQUIRE) {
                 return LockResult.ACQUIRED; // a late registration found no writer
             }
             long before = faa(READER, Purpose.READ_ACQUIRE);
@@ -261,7 +269,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
         @Override
         protected void release() {
             if (pending != null && pendingPurpose == Purpose.READ_RELEASE) {
-                settle(); // an earlier release's completion: done (or indeterminate: never repeated)
+                settle(false); // an earlier release's completion: done (or indeterminate: never repeated)
                 return;
             }
             releaseOnce(read, -READER, Purpose.READ_RELEASE);
@@ -269,7 +277,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
 
         @Override
         protected void closeHandle() {
-            settle();
+            settle(false);
         }
     }
 
@@ -283,7 +291,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
             checkFree();
             acquiringWrite = true;
             try {
-                settle();
+                settle(false);
                 long s;
                 if (!announced) {
                     s = faa(WAITING, Purpose.ANNOUNCE) + WAITING; // from now on new readers step back
@@ -332,13 +340,13 @@ public final class RemoteReadWriteLock implements AutoCloseable {
 
         @Override
         protected void gaveUp() {
-            settle(); // withdraws the announcement (acquiringWrite is false now)
+            settle(false); // withdraws the announcement (acquiringWrite is false now)
         }
 
         @Override
         protected void release() {
             if (pending != null && pendingPurpose == Purpose.WRITE_RELEASE) {
-                settle();
+                settle(false);
                 return;
             }
             // R7: this atomic executes after the critical section's WRITEs to the home are placed.
@@ -347,7 +355,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
 
         @Override
         protected void closeHandle() {
-            settle();
+            settle(false);
         }
     }
 }

@@ -112,4 +112,40 @@ class ReadWriteLockDeterministicTest {
     void shouldNeitherLeakCountsNorBreakExclusionWhenAcquiresTimeOut() {
         check(true);
     }
+
+    /**
+     * A read acquire that times out (20 ms round trip, 15 ms timeout) leaves its FETCH_ADD(+1 reader) unsettled; it
+     * lands and finds no writer. If the handle's next call is not a read attempt, that registration must be undone:
+     * {@code close()} leaves the word 0, and the same handle's write view then acquires (its own late registration
+     * would otherwise block it for ever).
+     */
+    @Test
+    void shouldUndoALateReaderRegistrationThatTheReadViewDoesNotTake() {
+        for (boolean thenWrite : new boolean[] {false, true}) {
+            DetContext ctx = new DetContext().seed(1).maxSteps(600_000);
+            ctx.nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20));
+            DetFabric f = DetFabric.open(ctx);
+            Node home = f.addNode("home");
+            Node client = f.addNode("client");
+            MemoryRegion word = home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL);
+            RemoteAddress lock = word.remote(0);
+            LockResult[] read = new LockResult[1];
+            boolean[] wrote = new boolean[1];
+            f.spawn(client, "rw", () -> {
+                try (Endpoint ep = Endpoint.open(client); RemoteReadWriteLock rw = RemoteReadWriteLock.attach(ep, lock)) {
+                    read[0] = rw.readLock().lock(15, TimeUnit.MILLISECONDS);
+                    if (thenWrite) {
+                        rw.writeLock().lock();
+                        wrote[0] = true;
+                        rw.writeLock().unlock();
+                    }
+                }
+            });
+            DetFabric.Result r = f.run();
+            assertTrue(r.finished() && r.failures().isEmpty(), r.describe());
+            assertEquals(LockResult.TIMED_OUT, read[0], "the read acquire did not time out: nothing was tested");
+            assertEquals(thenWrite, wrote[0]);
+            assertEquals(0, f.peek(word, 0), "a late reader registration stayed in the lock word");
+        }
+    }
 }

@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockCrash ----
+(* A model of MCLeaseLockFaults.tla; see MCLeaseLockCrash.cfg. *)
+EXTENDS MCLeaseLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockFaultsFencing ----
+(* A model of MCLeaseLockFaults.tla; see MCLeaseLockFaultsFencing.cfg. *)
+EXTENDS MCLeaseLockFaults
+====

@@ -1,0 +1,4 @@
+---- MODULE MCLeaseLockResolveByRead ----
+(* A model of MCLeaseLockFaults.tla; see MCLeaseLockResolveByRead.cfg. *)
+EXTENDS MCLeaseLockFaults
+====

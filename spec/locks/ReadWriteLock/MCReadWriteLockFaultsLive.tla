@@ -1,0 +1,4 @@
+---- MODULE MCReadWriteLockFaultsLive ----
+(* A model of MCReadWriteLockFaults.tla; see MCReadWriteLockFaultsLive.cfg. *)
+EXTENDS MCReadWriteLockFaults
+====

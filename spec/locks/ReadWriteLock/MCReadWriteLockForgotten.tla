@@ -1,0 +1,4 @@
+---- MODULE MCReadWriteLockForgotten ----
+(* A model of MCReadWriteLockFaults.tla; see MCReadWriteLockForgotten.cfg. *)
+EXTENDS MCReadWriteLockFaults
+====

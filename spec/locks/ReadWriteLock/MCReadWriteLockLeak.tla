@@ -1,0 +1,4 @@
+---- MODULE MCReadWriteLockLeak ----
+(* A model of MCReadWriteLockFaults.tla; see MCReadWriteLockLeak.cfg. *)
+EXTENDS MCReadWriteLockFaults
+====
