@@ -40,11 +40,11 @@ import static dev.remora.locks.ReadWriteLockDescriptor.WRITER;
  *       {@code close()}); one that found a writer is undone; a writer's late announcement is withdrawn unless the
  *       handle is acquiring the write lock; a timed write acquire that gives up withdraws its announcement. A timeout
  *       of a FETCH_ADD never leaks a count.</li>
- *   <li><b>Known gap</b>: the write acquire's CAS is settled only within its own attempt (a second wait of an
- *       operation timeout); if its completion has still not come, the attempt throws and the CAS is not kept. If it
- *       then lands, the writer bit stays set with nobody holding the lock (the TLA+ model
- *       {@code spec/locks/ReadWriteLock/MCReadWriteLockForgotten}); {@link #reset} recovers.</li>
- *   <li><b>Not tolerated</b>: a FETCH_ADD whose queue pair failed (its effect unknown): the handle never repeats or
+ *   <li>The write acquire's CAS whose completion comes late is kept like a FETCH_ADD and settled by the next call: a
+ *       write attempt that finds it took the lock holds it; any other call (giving up, the read view, {@code close()})
+ *       releases it at once. (Dropping it, as an earlier version did, left the writer bit set with nobody holding the
+ *       lock if it landed: the TLA+ twin {@code spec/locks/ReadWriteLock/MCReadWriteLockForgotten}.)</li>
+ *   <li><b>Not tolerated</b>: a FETCH_ADD or the acquire's CAS whose queue pair failed (its effect unknown): the handle never repeats or
  *       compensates it, since a second decrement would undo another reader's registration and break exclusion, so
  *       a count may stay one too high and block writers (or readers); a crashed reader, a crashed writer, and a
  *       crashed writer that had announced itself block the other side for ever. Recovery: once the operator knows
@@ -54,7 +54,7 @@ import static dev.remora.locks.ReadWriteLockDescriptor.WRITER;
  */
 public final class RemoteReadWriteLock implements AutoCloseable {
     /** What an unsettled FETCH_ADD was for. */
-    private enum Purpose { READ_ACQUIRE, READ_UNDO, READ_RELEASE, ANNOUNCE, WITHDRAW, WRITE_RELEASE }
+    private enum Purpose { READ_ACQUIRE, READ_UNDO, READ_RELEASE, ANNOUNCE, WITHDRAW, WRITE_ACQUIRE, WRITE_RELEASE }
 
     private final Endpoint endpoint;
     private final RemoteAddress word;
@@ -67,6 +67,8 @@ public final class RemoteReadWriteLock implements AutoCloseable {
     /** The one FETCH_ADD whose completion has not come (every operation settles it first), and what it was for. */
     private UnsettledRequest pending;
     private Purpose pendingPurpose;
+    /** For an unsettled write-acquire CAS: the word it expected (it succeeded if it returns that). */
+    private long pendingExpected;
     /** How many of this handle's atomics had an unknown outcome (each may leave a count wrong for ever). */
     private int indeterminate;
 
@@ -176,14 +178,16 @@ public final class RemoteReadWriteLock implements AutoCloseable {
     }
 
     /**
-     * Settles the unsettled FETCH_ADD, within the endpoint's wait budget, and repairs what it left. A late reader
-     * registration that found no writer is kept only by a read attempt; for any other caller it is undone.
+     * Settles the unsettled FETCH_ADD or write-acquire CAS, within the endpoint's wait budget, and repairs what it
+     * left. A late reader registration that found no writer is kept only by a read attempt, a late write acquisition
+     * only by a write attempt; for any other caller it is undone.
      *
-     * @param readAttempt whether the caller is a read attempt, which takes such a registration as its acquisition
+     * @param taker {@link Purpose#READ_ACQUIRE} for a read attempt, {@link Purpose#WRITE_ACQUIRE} for a write attempt,
+     *     null for any other caller
      * @return the purpose of a request that succeeded, or null (none, refused, indeterminate, or undone)
      * @throws VerbsTimeoutException if its completion still has not come
      */
-    private Purpose settle(boolean readAttempt) {
+    private Purpose settle(Purpose taker) {
         Purpose settled = null;
         if (pending != null) {
             UnsettledRequest u = pending;
@@ -191,16 +195,30 @@ public final class RemoteReadWriteLock implements AutoCloseable {
             pending = null;
             if (u.outcome() == UnsettledRequest.Outcome.INDETERMINATE) {
                 indeterminate++; // never repeated nor compensated: a count may stay wrong (see the class comment)
+                if (pendingPurpose == Purpose.WRITE_ACQUIRE) {
+                    announced = false; // assume the CAS took our waiting count: never withdrawn twice
+                }
             } else if (u.outcome() == UnsettledRequest.Outcome.SUCCEEDED) {
                 settled = pendingPurpose;
                 switch (pendingPurpose) {
                     case ANNOUNCE -> announced = true;
                     case WITHDRAW -> announced = false;
                     case READ_ACQUIRE -> {
-                        if ((u.value() & ~READERS_MASK) != 0 || !readAttempt) {
+                        if ((u.value() & ~READERS_MASK) != 0 || taker != Purpose.READ_ACQUIRE) {
                             settled = null;
                             // Registered while a writer was in, or nobody takes it (the write view, close()): step back.
                             faa(-READER, Purpose.READ_UNDO);
+                        }
+                    }
+                    case WRITE_ACQUIRE -> {
+                        if (u.value() != pendingExpected) {
+                            settled = null; // it failed and wrote nothing (R16): still announced
+                        } else {
+                            announced = false; // the CAS took our waiting count with it
+                            if (taker != Purpose.WRITE_ACQUIRE) {
+                                settled = null;
+                                faa(-WRITER, Purpose.WRITE_RELEASE); // nobody takes the late acquisition: give it back
+                            }
                         }
                     }
                     default -> {
@@ -238,7 +256,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
         @Override
         protected LockResult attempt() {
             checkFree();
-            if (settle(true) == Purpose.READ_ACQUIRE) {
+            if (settle(Purpose.READ_ACQUIRE) == Purpose.READ_ACQUIRE) {
                 return LockResult.ACQUIRED; // a late registration found no writer
             }
             long before = faa(READER, Purpose.READ_ACQUIRE);
@@ -269,7 +287,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
         @Override
         protected void release() {
             if (pending != null && pendingPurpose == Purpose.READ_RELEASE) {
-                settle(false); // an earlier release's completion: done (or indeterminate: never repeated)
+                settle(null); // an earlier release's completion: done (or indeterminate: never repeated)
                 return;
             }
             releaseOnce(read, -READER, Purpose.READ_RELEASE);
@@ -277,7 +295,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
 
         @Override
         protected void closeHandle() {
-            settle(false);
+            settle(null);
         }
     }
 
@@ -291,7 +309,9 @@ public final class RemoteReadWriteLock implements AutoCloseable {
             checkFree();
             acquiringWrite = true;
             try {
-                settle(false);
+                if (settle(Purpose.WRITE_ACQUIRE) == Purpose.WRITE_ACQUIRE) {
+                    return LockResult.ACQUIRED; // our late CAS took the lock
+                }
                 long s;
                 if (!announced) {
                     s = faa(WAITING, Purpose.ANNOUNCE) + WAITING; // from now on new readers step back
@@ -305,19 +325,18 @@ public final class RemoteReadWriteLock implements AutoCloseable {
                         witnessed = endpoint.cas(word, s, s - WAITING + WRITER);
                     } catch (VerbsTimeoutException e) {
                         if (e.request() != null) {
-                            // Settle the CAS now, within the caller's budget: it decides whether we hold the lock.
-                            UnsettledRequest u = e.request();
-                            if (!u.settle(endpoint.operationTimeoutNs())) {
-                                throw e;
-                            }
-                            if (u.outcome() != UnsettledRequest.Outcome.SUCCEEDED) {
-                                indeterminate += u.outcome() == UnsettledRequest.Outcome.INDETERMINATE ? 1 : 0;
-                                throw e;
-                            }
-                            witnessed = u.value();
-                        } else {
-                            throw e;
+                            // Kept, never dropped: it decides whether we hold the lock, and the next call settles it.
+                            pending = e.request();
+                            pendingPurpose = Purpose.WRITE_ACQUIRE;
+                            pendingExpected = s;
                         }
+                        throw e;
+                    } catch (RemoteAccessException e) {
+                        if (e.isIndeterminate()) {
+                            indeterminate++;
+                            announced = false; // assume it took our waiting count: at worst a count too high
+                        }
+                        throw e;
                     }
                     if (witnessed == s) {
                         announced = false; // the CAS took our waiting count with it
@@ -340,13 +359,13 @@ public final class RemoteReadWriteLock implements AutoCloseable {
 
         @Override
         protected void gaveUp() {
-            settle(false); // withdraws the announcement (acquiringWrite is false now)
+            settle(null); // withdraws the announcement (acquiringWrite is false now)
         }
 
         @Override
         protected void release() {
             if (pending != null && pendingPurpose == Purpose.WRITE_RELEASE) {
-                settle(false);
+                settle(null);
                 return;
             }
             // R7: this atomic executes after the critical section's WRITEs to the home are placed.
@@ -355,7 +374,7 @@ public final class RemoteReadWriteLock implements AutoCloseable {
 
         @Override
         protected void closeHandle() {
-            settle(false);
+            settle(null);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.VerbsTimeoutException;
 import dev.remora.verbs.det.DetContext;
 import dev.remora.verbs.det.DetFabric;
 import dev.remora.verbs.det.DetRuns;
@@ -146,6 +147,53 @@ class ReadWriteLockDeterministicTest {
             assertEquals(LockResult.TIMED_OUT, read[0], "the read acquire did not time out: nothing was tested");
             assertEquals(thenWrite, wrote[0]);
             assertEquals(0, f.peek(word, 0), "a late reader registration stayed in the lock word");
+        }
+    }
+
+    /**
+     * The write acquire's CAS is cut by a deadline (a 20 ms round trip, the CAS posted 20 ms into a 30 ms deadline) and
+     * lands later. It must be kept and settled: the next write attempt holds the lock it took, and a timed acquire
+     * that gives up releases it. Dropped, as before the fix, it left the writer bit set with nobody holding the lock
+     * (TLA+ twin spec/locks/ReadWriteLock/MCReadWriteLockForgotten); before the fix the attempt also ignored the
+     * deadline for that CAS (it waited a whole operation timeout more).
+     */
+    @Test
+    void shouldSettleAWriteAcquireCasWhoseCompletionComesAfterTheDeadline() {
+        for (boolean giveUp : new boolean[] {false, true}) {
+            DetContext ctx = new DetContext().seed(1).maxSteps(600_000);
+            ctx.nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20));
+            DetFabric f = DetFabric.open(ctx);
+            Node home = f.addNode("home");
+            Node client = f.addNode("client");
+            MemoryRegion word = home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL);
+            RemoteAddress lock = word.remote(0);
+            boolean[] cut = new boolean[1];
+            LockResult[] next = new LockResult[1];
+            f.spawn(client, "w", () -> {
+                try (Endpoint ep = Endpoint.open(client); RemoteReadWriteLock rw = RemoteReadWriteLock.attach(ep, lock)) {
+                    RemoteLock w = rw.writeLock();
+                    long previous = ep.deadline(ep.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30));
+                    try {
+                        w.tryLock();
+                    } catch (VerbsTimeoutException e) {
+                        cut[0] = true;
+                    } finally {
+                        ep.deadline(previous);
+                    }
+                    // Giving up: a timed acquire whose deadline has passed settles the CAS and releases what it took.
+                    next[0] = giveUp ? w.lock(0, TimeUnit.MILLISECONDS) : w.tryLock();
+                    if (w.isHeld()) {
+                        w.unlock();
+                    }
+                }
+            });
+            DetFabric.Result r = f.run();
+            assertTrue(r.finished() && r.failures().isEmpty(), r.describe());
+            assertTrue(cut[0], "the CAS was not cut by the deadline: nothing was tested");
+            if (!giveUp) {
+                assertEquals(LockResult.ACQUIRED, next[0], "the late CAS took the lock: the next attempt holds it");
+            }
+            assertEquals(0, f.peek(word, 0), "the late write acquisition left the word set with nobody holding it");
         }
     }
 }
