@@ -104,7 +104,7 @@
 (* Models (MCMcsLockFaults.tla; the README has the table and the traces):  *)
 (* the code holds with the faults it handles (MCMcsLockFaults, *FaultsFull, *)
 (* *FaultsSlotsFull, *FaultsLiveFull, *RelCasFull, *SettleLiveFull (liveness *)
-(* with link and release timeouts) and *QueueVerbsFull:                   *)
+(* with link and handover timeouts) and *QueueVerbsFull:                  *)
 (* timeouts and QP errors of the slot, link and release verbs); the        *)
 (* review's twins fail (MCMcsLockUnboundedUnlock[Full], ReleaseFirst,       *)
 (* SelfLink, SlotNeverFull); so do the twins of the code before the fix    *)
