@@ -146,7 +146,7 @@ VARIABLES
     stale,      \* ghost: a critical-section READ returned another value
     badSlot     \* ghost: a slot READ returned an unwritten slot
 
-protoVars == <<pc, exp, pred, succ, pu, pk, pv, pw, pw, slotOk, known, pub, stale, badSlot>>
+protoVars == <<pc, exp, pred, succ, pu, pk, pv, pw, slotOk, known, pub, stale, badSlot>>
 vars == <<allVerbVars, protoVars>>
 
 ASSUME /\ DataNode # Home
