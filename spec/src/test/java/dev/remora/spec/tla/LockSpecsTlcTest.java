@@ -72,15 +72,18 @@ class LockSpecsTlcTest {
         Map.entry("MCMcsLockReleaseFirst", "LockNotLost"),
         Map.entry("MCMcsLockSelfLink", "NoSelfLink"),
         Map.entry("MCMcsLockSlotNeverFull", "SlotsPlaced"),
-        // McsLock under faults, the code as it is: the slot check misses a QP that broke after the slot WRITE; a
-        // timed-out release CAS is settled by the next lock() as its own; a release CAS or handover with an unknown
-        // outcome leaves a handle that "still holds" a lock it may have passed on, and one posted again after a
-        // timeout (handover, link) lands in a later tenure.
+        // McsLock under faults, the code before the fix (twins: the fix's knob off): the slot check missed a QP that
+        // broke after the slot WRITE; a timed-out release CAS was settled by the next lock() as its own; a release CAS
+        // or handover with an unknown outcome left a handle that "still held" a lock it may have passed on, and one
+        // posted again after a timeout (handover, link) landed in a later tenure.
         Map.entry("MCMcsLockSlotEpoch", "SlotsPlaced"),
         Map.entry("MCMcsLockRelCasTimeout", "NoSelfLink"),
         Map.entry("MCMcsLockReleaseError", "HeldExclusive"),
         Map.entry("MCMcsLockHandoverTimeoutFull", "MutualExclusion"),
         Map.entry("MCMcsLockLinkTimeoutFull", "LockNotLost"),
+        // McsLock under faults, the fixed code: after a release verb's timeout the handle says it holds the lock until
+        // the next unlock() settles the late verb, which may have passed it on already.
+        Map.entry("MCMcsLockReleaseTimeoutFull", "HeldExclusive"),
         Map.entry("MCLeaseLockUnsafe", "LeaseSafety"),
         Map.entry("MCReadWriteLockUnsafe", "Exclusion"),
         // RemoteReadWriteLock under faults: before the fix a timed-out announcement was taken as not made and made

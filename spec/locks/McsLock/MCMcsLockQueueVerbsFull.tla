@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockQueueVerbsFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockQueueVerbsFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

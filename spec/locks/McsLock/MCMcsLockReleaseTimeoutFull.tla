@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockReleaseTimeoutFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockReleaseTimeoutFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====

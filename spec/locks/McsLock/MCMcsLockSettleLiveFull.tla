@@ -1,0 +1,4 @@
+---- MODULE MCMcsLockSettleLiveFull ----
+(* A model of MCMcsLockFaults.tla; see MCMcsLockSettleLiveFull.cfg. *)
+EXTENDS MCMcsLockFaults
+====
