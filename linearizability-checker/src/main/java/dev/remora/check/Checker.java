@@ -38,17 +38,30 @@ public final class Checker {
     }
 
     /**
-     * Rejects operations whose shape does not fit the model.
+     * Rejects operations that do not fit the model: a function the model does not have (a
+     * {@code cas} against the {@code register} model) or a value of the wrong shape.
+     * {@link #check} calls it first; calling it alone tells a malformed history from a verdict
+     * without searching.
      *
      * @param history the history
      * @param model   the model
-     * @throws MalformedHistoryException naming the first bad operation's line and what was expected
+     * @throws MalformedHistoryException (unchecked) naming the first bad operation's line, the
+     *                                   operation, its function, the model and what was expected
      */
-    public static void validate(History history, Model<?> model) throws MalformedHistoryException {
+    public static void validate(History history, Model<?> model) {
         for (Operation op : history.operations()) {
             String err = model.validate(op);
             if (err != null) {
-                throw new MalformedHistoryException(history.source(), op.callLine(), "expected " + err);
+                StringBuilder d = new StringBuilder(op.function());
+                if (op.key() != null) {
+                    d.append(" [").append(Values.show(op.key())).append(']');
+                }
+                if (op.input() != null) {
+                    d.append(' ').append(Values.show(op.input()));
+                }
+                throw new MalformedHistoryException(history.source(), op.callLine(), "operation " + d
+                        + " (process " + Values.show(op.process()) + ", function " + op.function()
+                        + ") does not fit model " + model.name() + "; expected " + err);
             }
         }
     }
@@ -56,10 +69,12 @@ public final class Checker {
     /**
      * Checks a history with default options.
      *
-     * @param history the history, already {@linkplain #validate validated}
+     * @param history the history
      * @param model   the model
      * @param <S>     the model's state type
      * @return the result
+     * @throws MalformedHistoryException (unchecked) when an operation does not fit the model
+     *                                   ({@link #validate}): that is an error, never a verdict
      */
     public static <S> CheckResult check(History history, Model<S> model) {
         return check(history, model, CheckOptions.DEFAULTS);
@@ -68,14 +83,17 @@ public final class Checker {
     /**
      * Checks a history.
      *
-     * @param history the history, already {@linkplain #validate validated}
+     * @param history the history
      * @param model   the model
      * @param options limits and switches
      * @param <S>     the model's state type
      * @return the result
+     * @throws MalformedHistoryException (unchecked) when an operation does not fit the model
+     *                                   ({@link #validate}): that is an error, never a verdict
      */
     public static <S> CheckResult check(History history, Model<S> model, CheckOptions options) {
         long start = System.nanoTime();
+        validate(history, model);
         long mem = options.memoryLimitBytes();
         if (mem <= 0) {
             Runtime rt = Runtime.getRuntime();

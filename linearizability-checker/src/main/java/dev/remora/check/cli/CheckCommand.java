@@ -137,10 +137,18 @@ public final class CheckCommand implements Callable<Integer> {
         }
         Model<?> m;
         try {
-            m = Models.create(model, initValue, init != null);
+            m = Models.create(model);
         } catch (IllegalArgumentException e) {
             err.println("check: " + e.getMessage());
             return EXIT_USAGE;
+        }
+        if (init != null) {
+            try {
+                m = Models.create(model, initValue, true);
+            } catch (IllegalArgumentException e) {
+                err.println("check: bad --init '" + init + "': " + e.getMessage());
+                return EXIT_USAGE;
+            }
         }
         if (timeLimitSeconds < 0 || memoryLimitMib < 0 || threads < 0) {
             err.println("check: --time-limit, --memory-limit and --threads must not be negative");
@@ -208,14 +216,13 @@ public final class CheckCommand implements Callable<Integer> {
         History h;
         try {
             h = HistoryReader.read(f, fmt);
-            Checker.validate(h, m);
+            return new FileReport(f.toString(), m, h, Checker.check(h, m, opts), null);
         } catch (MalformedHistoryException e) {
             return new FileReport(f.toString(), m, null, null, e);
         } catch (IOException | UncheckedIOException e) {
             return new FileReport(f.toString(), m, null, null,
                     new MalformedHistoryException(f.toString(), 0, "cannot read: " + e.getMessage()));
         }
-        return new FileReport(f.toString(), m, h, Checker.check(h, m, opts), null);
     }
 
     @SuppressWarnings("unchecked")

@@ -90,7 +90,7 @@ public final class HistoryReader {
         HistoryFormat f = format != null ? format : HistoryFormat.detect(text);
         if (f == null) {
             throw new MalformedHistoryException(source, 1, "cannot detect the history format; expected a"
-                    + " Knossos EDN vector, Jepsen log lines, key-value EDN maps or JSON Lines (or give --format)");
+                    + " Knossos EDN vector, Jepsen log lines, key-value EDN maps or JSON Lines (or name the format)");
         }
         List<Event> events;
         switch (f) {
