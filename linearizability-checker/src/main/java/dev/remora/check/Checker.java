@@ -123,7 +123,11 @@ public final class Checker {
             return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, 0, System.nanoTime() - start);
         }
         Rounds<S> rounds = new Rounds<>(model, budget, prepared, options.parallelism());
+        if (options.progress() != null) {
+            budget.progress(options.progressIntervalNs(), () -> options.progress().accept(rounds.progress(start)));
+        }
         rounds.run();
+        budget.progress(0, null);
         long states = rounds.states();
         if (rounds.failed() >= 0) {
             int p = rounds.failed();
@@ -174,6 +178,8 @@ public final class Checker {
         /** Created at a partition's first run and dropped once it is decided (its arrays go with it). */
         private final List<WglSearch<S>> searches;
         private final long[] counted;
+        /** Partitions not yet decided, for progress reports. */
+        private volatile int left;
         private int failed = -1;
         private String undecidedCause;
 
@@ -202,12 +208,23 @@ public final class Checker {
             return sum;
         }
 
+        /** A snapshot for progress reports, safe from any thread (the counts may lag by a poll). */
+        CheckProgress progress(long startNs) {
+            long sum = 0;
+            for (int p = 0; p < counted.length; p++) {
+                WglSearch<S> s = searches.get(p);
+                sum += s != null ? Math.max(s.publishedExplored(), counted[p]) : counted[p];
+            }
+            return new CheckProgress(sum, left, prepared.size(), System.nanoTime() - startNs);
+        }
+
         void run() {
             List<Integer> undecided = new ArrayList<>();
             for (int p = 0; p < prepared.size(); p++) {
                 undecided.add(p);
             }
             for (int round = 0; !undecided.isEmpty(); round++) {
+                left = undecided.size();
                 long limit = round >= 62 - FIRST_ROUND_SHIFT ? Long.MAX_VALUE : (1L << FIRST_ROUND_SHIFT) << round;
                 long weights = 0;
                 for (int p : undecided) {

@@ -48,6 +48,6 @@ class MalformedInputTest {
         assertEquals(65, r.exitCode(), name + ": " + r.err());
         assertTrue(r.err().contains(p + expected.strip()), name + ": expected <" + p + expected.strip()
                 + "> in <" + r.err() + ">");
-        assertEquals("", r.out());
+        assertEquals(p + "\tmalformed" + System.lineSeparator(), r.out());
     }
 }
