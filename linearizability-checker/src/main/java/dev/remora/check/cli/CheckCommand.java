@@ -115,6 +115,11 @@ public final class CheckCommand implements Callable<Integer> {
 
     private final InputStream stdin;
 
+    /** Creates the command reading {@code -} from {@code System.in} (for picocli, as a subcommand). */
+    public CheckCommand() {
+        this(System.in);
+    }
+
     private CheckCommand(InputStream stdin) {
         this.stdin = stdin;
     }
