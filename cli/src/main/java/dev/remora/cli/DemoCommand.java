@@ -3,12 +3,9 @@ package dev.remora.cli;
 import dev.remora.check.CheckOptions;
 import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
-import dev.remora.check.Event;
-import dev.remora.check.EventType;
-import dev.remora.check.History;
-import dev.remora.check.HistoryFormat;
+import dev.remora.check.HistoryRecorder;
 import dev.remora.check.Verdict;
-import dev.remora.check.model.MutexModel;
+import dev.remora.check.model.Models;
 import dev.remora.locks.TicketLock;
 import dev.remora.objects.RemoteCounter;
 import dev.remora.verbs.Access;
@@ -155,41 +152,10 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * Merges the threads' event lists into one real-time order for the checker, which orders events by
-     * position. Each list is in its thread's order; at equal times an invocation goes before a completion of
-     * another thread, so that two operations whose clock readings tie overlap rather than being ordered.
-     */
-    static List<Event> mergeInTimeOrder(List<List<Event>> perThread) {
-        List<Event> merged = new ArrayList<>();
-        int[] next = new int[perThread.size()];
-        while (true) {
-            int best = -1;
-            for (int t = 0; t < perThread.size(); t++) {
-                if (next[t] == perThread.get(t).size()) {
-                    continue;
-                }
-                Event e = perThread.get(t).get(next[t]);
-                if (best < 0) {
-                    best = t;
-                    continue;
-                }
-                Event b = perThread.get(best).get(next[best]);
-                if (e.timeNs() < b.timeNs() || e.timeNs() == b.timeNs() && e.type() == EventType.INVOKE
-                        && b.type() != EventType.INVOKE) {
-                    best = t;
-                }
-            }
-            if (best < 0) {
-                return merged;
-            }
-            merged.add(perThread.get(best).get(next[best]++));
-        }
-    }
-
-    /**
      * The lock workload: threads take a {@link TicketLock} on the home node, increment a counter on another node with
-     * a plain READ and WRITE inside the critical section, and record invoke/ok events of every acquire and release;
-     * the history is then checked with the linearizability checker's mutex model.
+     * a plain READ and WRITE inside the critical section, and record every acquire and release with a
+     * {@link HistoryRecorder} (invocation before the call, completion after it returns, in one real-time order); the
+     * history is then checked with the linearizability checker's mutex model.
      */
     private boolean lockWorkload(PrintWriter out, SimFabric fabric, Node home, Node[] clients) throws Exception {
         Node dataNode = fabric.addNode("N3-data");
@@ -197,27 +163,20 @@ public final class DemoCommand implements Callable<Integer> {
         MemoryRegion data = dataNode.allocate(8, Access.ALL);
         int lockThreads = Math.min(threads, 4);
         int perThread = LOCK_ACQUISITIONS / lockThreads;
-        List<List<Event>> events = new ArrayList<>();
+        HistoryRecorder recorder = HistoryRecorder.builder().name("demo-lock").build();
         List<Thread> running = new ArrayList<>();
         Throwable[] failure = new Throwable[1];
         long start = System.nanoTime();
         for (int t = 0; t < lockThreads; t++) {
-            List<Event> mine = new ArrayList<>();
-            events.add(mine);
-            int process = t;
             Node node = clients[t % 2];
             Thread thread = new Thread(() -> {
                 try (Endpoint ep = Endpoint.open(node)) {
                     TicketLock l = TicketLock.attach(ep, lock);
                     for (int i = 0; i < perThread; i++) {
-                        mine.add(new Event(process, EventType.INVOKE, "acquire", null, null, System.nanoTime(), 0));
-                        l.lock();
-                        mine.add(new Event(process, EventType.OK, "acquire", null, null, System.nanoTime(), 0));
+                        recorder.run("acquire", null, null, l::lock);
                         long v = ep.readLong(data.remote(0));
                         ep.writeLong(data.remote(0), v + 1);
-                        mine.add(new Event(process, EventType.INVOKE, "release", null, null, System.nanoTime(), 0));
-                        l.unlock();
-                        mine.add(new Event(process, EventType.OK, "release", null, null, System.nanoTime(), 0));
+                        recorder.run("release", null, null, l::unlock);
                     }
                 } catch (Throwable e) {
                     failure[0] = e;
@@ -234,15 +193,9 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("a lock thread failed: " + failure[0]);
             return false;
         }
-        List<Event> merged = mergeInTimeOrder(events);
-        List<Event> numbered = new ArrayList<>();
-        for (int i = 0; i < merged.size(); i++) {
-            Event e = merged.get(i);
-            numbered.add(new Event(e.process(), e.type(), e.function(), null, null, e.timeNs(), i + 1));
-        }
         long checkStart = System.nanoTime();
-        CheckResult verdict = Checker.check(History.fromEvents("demo-lock", HistoryFormat.JSONL, numbered),
-            new MutexModel(), CheckOptions.DEFAULTS.withTimeLimitSeconds(30));
+        CheckResult verdict = Checker.check(recorder.history(), Models.mutex(),
+            CheckOptions.DEFAULTS.withTimeLimitSeconds(30));
         long checkNs = System.nanoTime() - checkStart;
         long acquisitions = (long) perThread * lockThreads;
         long counted = data.getLongVolatile(0);

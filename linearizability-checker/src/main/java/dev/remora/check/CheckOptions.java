@@ -14,11 +14,29 @@ package dev.remora.check;
  * @param explain          whether to explain a failure (blocking operation, longest partial
  *                         linearization, smallest failing window); without it a failure
  *                         carries only the failing partition, as a verdict-only check
+ * @param progressIntervalNs how often {@code progress} is told how far the search has got
+ * @param progress         the listener, or {@code null} for none; called from a search thread,
+ *                         never by two threads at once
  */
-public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallelism, boolean explain) {
-    /** Defaults: no time limit, half the free heap, one thread per core, with explanations. */
+public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallelism, boolean explain,
+                           long progressIntervalNs, java.util.function.Consumer<CheckProgress> progress) {
+    /** Defaults: no time limit, half the free heap, one thread per core, with explanations, no progress. */
     public static final CheckOptions DEFAULTS = new CheckOptions(Long.MAX_VALUE, 0,
-            Runtime.getRuntime().availableProcessors(), true);
+            Runtime.getRuntime().availableProcessors(), true, 0, null);
+
+    /**
+     * Reports progress while the partitions are searched: the listener is called about every
+     * {@code intervalSeconds} (the searches look at the clock every few thousand steps), never
+     * for a check decided sooner.
+     *
+     * @param intervalSeconds the interval, in seconds
+     * @param listener        the listener, or {@code null} for none
+     * @return a copy with that listener
+     */
+    public CheckOptions withProgress(double intervalSeconds, java.util.function.Consumer<CheckProgress> listener) {
+        long ns = intervalSeconds >= 9.2e9 ? Long.MAX_VALUE : Math.max(0, (long) (intervalSeconds * 1e9));
+        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, explain, ns, listener);
+    }
 
     /**
      * @param seconds the time limit in seconds
@@ -26,7 +44,7 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      */
     public CheckOptions withTimeLimitSeconds(double seconds) {
         long ns = seconds >= 9.2e9 ? Long.MAX_VALUE : (long) (seconds * 1e9);
-        return new CheckOptions(ns, memoryLimitBytes, parallelism, explain);
+        return new CheckOptions(ns, memoryLimitBytes, parallelism, explain, progressIntervalNs, progress);
     }
 
     /**
@@ -34,7 +52,7 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      * @return a copy with that limit
      */
     public CheckOptions withMemoryLimitBytes(long bytes) {
-        return new CheckOptions(timeLimitNs, bytes, parallelism, explain);
+        return new CheckOptions(timeLimitNs, bytes, parallelism, explain, progressIntervalNs, progress);
     }
 
     /**
@@ -42,7 +60,8 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      * @return a copy with that parallelism
      */
     public CheckOptions withParallelism(int threads) {
-        return new CheckOptions(timeLimitNs, memoryLimitBytes, Math.max(1, threads), explain);
+        return new CheckOptions(timeLimitNs, memoryLimitBytes, Math.max(1, threads), explain, progressIntervalNs,
+                progress);
     }
 
     /**
@@ -50,6 +69,6 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      * @return a copy
      */
     public CheckOptions withExplain(boolean on) {
-        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, on);
+        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, on, progressIntervalNs, progress);
     }
 }

@@ -38,17 +38,30 @@ public final class Checker {
     }
 
     /**
-     * Rejects operations whose shape does not fit the model.
+     * Rejects operations that do not fit the model: a function the model does not have (a
+     * {@code cas} against the {@code register} model) or a value of the wrong shape.
+     * {@link #check} calls it first; calling it alone tells a malformed history from a verdict
+     * without searching.
      *
      * @param history the history
      * @param model   the model
-     * @throws MalformedHistoryException naming the first bad operation's line and what was expected
+     * @throws MalformedHistoryException (unchecked) naming the first bad operation's line, the
+     *                                   operation, its function, the model and what was expected
      */
-    public static void validate(History history, Model<?> model) throws MalformedHistoryException {
+    public static void validate(History history, Model<?> model) {
         for (Operation op : history.operations()) {
             String err = model.validate(op);
             if (err != null) {
-                throw new MalformedHistoryException(history.source(), op.callLine(), "expected " + err);
+                StringBuilder d = new StringBuilder(op.function());
+                if (op.key() != null) {
+                    d.append(" [").append(Values.show(op.key())).append(']');
+                }
+                if (op.input() != null) {
+                    d.append(' ').append(Values.show(op.input()));
+                }
+                throw new MalformedHistoryException(history.source(), op.callLine(), "operation " + d
+                        + " (process " + Values.show(op.process()) + ", function " + op.function()
+                        + ") does not fit model " + model.name() + "; expected " + err);
             }
         }
     }
@@ -56,10 +69,12 @@ public final class Checker {
     /**
      * Checks a history with default options.
      *
-     * @param history the history, already {@linkplain #validate validated}
+     * @param history the history
      * @param model   the model
      * @param <S>     the model's state type
      * @return the result
+     * @throws MalformedHistoryException (unchecked) when an operation does not fit the model
+     *                                   ({@link #validate}): that is an error, never a verdict
      */
     public static <S> CheckResult check(History history, Model<S> model) {
         return check(history, model, CheckOptions.DEFAULTS);
@@ -68,14 +83,17 @@ public final class Checker {
     /**
      * Checks a history.
      *
-     * @param history the history, already {@linkplain #validate validated}
+     * @param history the history
      * @param model   the model
      * @param options limits and switches
      * @param <S>     the model's state type
      * @return the result
+     * @throws MalformedHistoryException (unchecked) when an operation does not fit the model
+     *                                   ({@link #validate}): that is an error, never a verdict
      */
     public static <S> CheckResult check(History history, Model<S> model, CheckOptions options) {
         long start = System.nanoTime();
+        validate(history, model);
         long mem = options.memoryLimitBytes();
         if (mem <= 0) {
             Runtime rt = Runtime.getRuntime();
@@ -105,7 +123,11 @@ public final class Checker {
             return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, 0, System.nanoTime() - start);
         }
         Rounds<S> rounds = new Rounds<>(model, budget, prepared, options.parallelism());
+        if (options.progress() != null) {
+            budget.progress(options.progressIntervalNs(), () -> options.progress().accept(rounds.progress(start)));
+        }
         rounds.run();
+        budget.progress(0, null);
         long states = rounds.states();
         if (rounds.failed() >= 0) {
             int p = rounds.failed();
@@ -156,6 +178,8 @@ public final class Checker {
         /** Created at a partition's first run and dropped once it is decided (its arrays go with it). */
         private final List<WglSearch<S>> searches;
         private final long[] counted;
+        /** Partitions not yet decided, for progress reports. */
+        private volatile int left;
         private int failed = -1;
         private String undecidedCause;
 
@@ -184,12 +208,23 @@ public final class Checker {
             return sum;
         }
 
+        /** A snapshot for progress reports, safe from any thread (the counts may lag by a poll). */
+        CheckProgress progress(long startNs) {
+            long sum = 0;
+            for (int p = 0; p < counted.length; p++) {
+                WglSearch<S> s = searches.get(p);
+                sum += s != null ? Math.max(s.publishedExplored(), counted[p]) : counted[p];
+            }
+            return new CheckProgress(sum, left, prepared.size(), System.nanoTime() - startNs);
+        }
+
         void run() {
             List<Integer> undecided = new ArrayList<>();
             for (int p = 0; p < prepared.size(); p++) {
                 undecided.add(p);
             }
             for (int round = 0; !undecided.isEmpty(); round++) {
+                left = undecided.size();
                 long limit = round >= 62 - FIRST_ROUND_SHIFT ? Long.MAX_VALUE : (1L << FIRST_ROUND_SHIFT) << round;
                 long weights = 0;
                 for (int p : undecided) {

@@ -52,6 +52,19 @@ public final class History {
     }
 
     /**
+     * Pairs events recorded in memory into operations, with the meaning of Remora's JSON Lines
+     * ({@code fail}: the operation did not happen; {@code info}: its outcome is unknown).
+     *
+     * @param source name for messages
+     * @param events the events in real-time order; each event's line is best its index plus one
+     * @return the history
+     * @throws MalformedHistoryException (unchecked) when a rule is broken, naming the event's line
+     */
+    public static History fromEvents(String source, List<Event> events) {
+        return fromEvents(source, HistoryFormat.JSONL, events);
+    }
+
+    /**
      * Pairs events into operations.
      *
      * <p>Rules: a process has at most one open invocation; a completion needs an open
@@ -66,10 +79,9 @@ public final class History {
      * @param format the format, which decides what {@code :fail} means
      * @param events the events in real-time order (file order)
      * @return the history
-     * @throws MalformedHistoryException when a rule is broken
+     * @throws MalformedHistoryException (unchecked) when a rule is broken, naming the event's line
      */
-    public static History fromEvents(String source, HistoryFormat format, List<Event> events)
-            throws MalformedHistoryException {
+    public static History fromEvents(String source, HistoryFormat format, List<Event> events) {
         Map<Object, Integer> open = new HashMap<>();
         Map<Object, Integer> crashed = new HashMap<>();
         // slot per invocation event: completion index or -1
@@ -79,6 +91,14 @@ public final class History {
         for (int i = 0; i < events.size(); i++) {
             Event e = events.get(i);
             Object p = e.process();
+            if (!(p instanceof Long || p instanceof String || p instanceof Keyword)) {
+                throw new MalformedHistoryException(source, e.line(), "process is " + Values.show(p)
+                        + "; expected an integer, string or keyword process id");
+            }
+            if (e.type() == null || e.function() == null || e.function().isEmpty()) {
+                throw new MalformedHistoryException(source, e.line(), "event without "
+                        + (e.type() == null ? "a type" : "a function") + "; expected both");
+            }
             if (e.type() == EventType.INVOKE) {
                 Integer c = crashed.get(p);
                 if (c != null) {

@@ -4,8 +4,15 @@ package dev.remora.check;
  * A history that cannot be read or that breaks the rules of its format: a syntax error, a
  * reused crashed process, an unmatched completion or a value of the wrong shape. The message
  * always names the file, the line and what was expected; the CLI exits with 65 on it.
+ *
+ * <p>Unchecked (an {@link IllegalArgumentException}): a history built in memory is an argument
+ * like any other, and a wrong one is the caller's error. Reading a file declares it explicitly
+ * ({@link dev.remora.check.io.HistoryReader#read(java.nio.file.Path, HistoryFormat)}), next to
+ * the {@link java.io.IOException} of the file itself. {@link Checker#check} throws it too when an
+ * operation does not fit the model (a {@code cas} against the {@code register} model): that is
+ * never a verdict.
  */
-public final class MalformedHistoryException extends Exception {
+public final class MalformedHistoryException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
     private final String file;

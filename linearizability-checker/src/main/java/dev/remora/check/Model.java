@@ -25,7 +25,7 @@ import java.util.Map;
  * @param <S> the state type
  */
 public interface Model<S> {
-    /** @return the model's name, as given to {@code --model} */
+    /** @return the model's name, as given to {@link dev.remora.check.model.Models#create} */
     String name();
 
     /** @return the initial state of each partition */

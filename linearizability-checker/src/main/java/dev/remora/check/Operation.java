@@ -66,11 +66,11 @@ public final class Operation {
     public Operation(int id, Object process, String function, Object key, Object input,
                      Object output, long call, long ret, int callLine, int returnLine) {
         this.id = id;
-        this.process = process;
+        this.process = Values.normalize(process);
         this.function = function;
-        this.key = key;
-        this.input = input;
-        this.output = output;
+        this.key = Values.normalize(key);
+        this.input = Values.normalize(input);
+        this.output = Values.normalize(output);
         this.call = call;
         this.ret = ret;
         this.callLine = callLine;

@@ -51,19 +51,67 @@ public final class Values {
     }
 
     /**
-     * Normalizes numbers: integral values become {@link Long}, so that 3 from JSON equals 3
-     * from EDN.
+     * Normalizes numbers, deeply: integral values of any Java type ({@link Integer},
+     * {@link Short}, {@link Byte}, {@link java.math.BigInteger} within range) become
+     * {@link Long}, so that 3 from JSON, EDN or Java code are equal; {@link Float} becomes
+     * {@link Double}. Lists, sets and maps are copied only when something inside them changes.
      *
      * @param v the value
      * @return the normalized value
      */
     public static Object normalize(Object v) {
+        if (v == null || v instanceof Long || v instanceof String) {
+            return v;
+        }
         if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
             return ((Number) v).longValue();
+        }
+        if (v instanceof Float) {
+            return ((Float) v).doubleValue();
         }
         if (v instanceof java.math.BigInteger) {
             java.math.BigInteger b = (java.math.BigInteger) v;
             return b.bitLength() < 64 ? (Object) b.longValue() : b;
+        }
+        if (v instanceof List) {
+            List<?> l = (List<?>) v;
+            for (int i = 0; i < l.size(); i++) {
+                Object e = l.get(i);
+                if (normalize(e) != e) {
+                    List<Object> out = new java.util.ArrayList<>(l.size());
+                    for (Object x : l) {
+                        out.add(normalize(x));
+                    }
+                    return out;
+                }
+            }
+            return v;
+        }
+        if (v instanceof Set) {
+            Set<?> s = (Set<?>) v;
+            for (Object e : s) {
+                if (normalize(e) != e) {
+                    Set<Object> out = new java.util.LinkedHashSet<>();
+                    for (Object x : s) {
+                        out.add(normalize(x));
+                    }
+                    return out;
+                }
+            }
+            return v;
+        }
+        if (v instanceof Map) {
+            Map<?, ?> m = (Map<?, ?>) v;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                if (normalize(e.getKey()) != e.getKey() || normalize(e.getValue()) != e.getValue()) {
+                    Map<Object, Object> out = new java.util.LinkedHashMap<>();
+                    for (Map.Entry<?, ?> x : m.entrySet()) {
+                        out.put(normalize(x.getKey()), normalize(x.getValue()));
+                    }
+                    return out;
+                }
+            }
+            return v;
         }
         return v;
     }

@@ -187,6 +187,14 @@ final class WglSearch<S> {
         return explored;
     }
 
+    /** States memoised so far, published at every poll for progress reports from other threads. */
+    private volatile long published;
+
+    /** @return states memoised so far, as of the last poll; safe from any thread */
+    long publishedExplored() {
+        return published;
+    }
+
     /** @return why the search stopped, when it returned {@link SearchOutcome#STOPPED} */
     String stopCause() {
         return stopCause;
@@ -250,6 +258,7 @@ final class WglSearch<S> {
                     return finish(SearchOutcome.LINEARIZABLE);
                 }
                 if ((++iter & POLL_MASK) == 0) {
+                    published = explored;
                     String cause = budget.expired();
                     if (cause == null && cancelled.getAsBoolean()) {
                         cause = "cancelled";

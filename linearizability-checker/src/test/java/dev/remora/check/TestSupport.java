@@ -43,9 +43,13 @@ final class TestSupport {
     }
 
     static Run cli(String... args) {
+        return cliWithInput(new byte[0], args);
+    }
+
+    static Run cliWithInput(byte[] stdin, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = CheckCommand.newCommandLine();
+        CommandLine cl = CheckCommand.newCommandLine(new java.io.ByteArrayInputStream(stdin));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int code = cl.execute(args);

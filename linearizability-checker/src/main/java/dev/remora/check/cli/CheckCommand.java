@@ -22,13 +22,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -98,16 +101,47 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON object per file instead of file<TAB>verdict")
     private boolean json;
 
-    @Parameters(arity = "1..*", paramLabel = "FILE", description = "history files")
+    @Option(names = "--progress", paramLabel = "SECONDS", defaultValue = "5",
+            description = "print a progress line on standard error every SECONDS while a file is checked"
+                    + " (default ${DEFAULT-VALUE}; 0 = never)")
+    private double progressSeconds;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "history files; - reads standard input")
     private List<Path> files;
 
+    /** Bytes looked at to refuse a binary file before reading it. */
+    private static final int SNIFF = 4096;
+    private static final Path STDIN = Path.of("-");
+
+    private final InputStream stdin;
+
+    /** Creates the command reading {@code -} from {@code System.in} (for picocli, as a subcommand). */
+    public CheckCommand() {
+        this(System.in);
+    }
+
+    private CheckCommand(InputStream stdin) {
+        this.stdin = stdin;
+    }
+
     /**
-     * Builds a command line for this command with its exit codes wired in.
+     * Builds a command line for this command with its exit codes wired in, reading {@code -}
+     * from {@code System.in}.
      *
      * @return the command line
      */
     public static CommandLine newCommandLine() {
-        return new CommandLine(new CheckCommand());
+        return newCommandLine(System.in);
+    }
+
+    /**
+     * Builds a command line for this command that reads the file {@code -} from {@code stdin}.
+     *
+     * @param stdin the standard input
+     * @return the command line
+     */
+    public static CommandLine newCommandLine(InputStream stdin) {
+        return new CommandLine(new CheckCommand(stdin));
     }
 
     @Override
@@ -137,18 +171,53 @@ public final class CheckCommand implements Callable<Integer> {
         }
         Model<?> m;
         try {
-            m = Models.create(model, initValue, init != null);
+            m = Models.create(model);
         } catch (IllegalArgumentException e) {
             err.println("check: " + e.getMessage());
             return EXIT_USAGE;
         }
-        if (timeLimitSeconds < 0 || memoryLimitMib < 0 || threads < 0) {
-            err.println("check: --time-limit, --memory-limit and --threads must not be negative");
+        if (init != null) {
+            try {
+                m = Models.create(model, initValue, true);
+            } catch (IllegalArgumentException e) {
+                err.println("check: bad --init '" + init + "': " + e.getMessage());
+                return EXIT_USAGE;
+            }
+        }
+        if (timeLimitSeconds < 0 || memoryLimitMib < 0 || threads < 0 || progressSeconds < 0) {
+            err.println("check: --time-limit, --memory-limit, --threads and --progress must not be negative");
             return EXIT_USAGE;
         }
+        // Everything that can be refused is refused before the first file is checked.
+        BufferedInputStream in = null;
         for (Path f : files) {
-            if (!Files.isReadable(f) || Files.isDirectory(f)) {
-                err.println("check: cannot read " + f + "; expected a readable history file");
+            String why;
+            try {
+                why = refusal(f, in);
+            } catch (IOException e) {
+                why = "cannot read " + f + ": " + e.getMessage() + "; expected a readable history file";
+            }
+            if (f.equals(STDIN)) {
+                if (in != null) {
+                    why = "- (standard input) is named twice; expected it at most once";
+                } else {
+                    in = new BufferedInputStream(stdin, 1 << 16);
+                    try {
+                        why = refusal(f, in);
+                    } catch (IOException e) {
+                        why = "cannot read standard input: " + e.getMessage();
+                    }
+                }
+            }
+            if (why != null) {
+                err.println("check: " + why);
+                return EXIT_USAGE;
+            }
+        }
+        if (html != null) {
+            String why = unwritable(html);
+            if (why != null) {
+                err.println("check: cannot write the HTML report " + html + ": " + why + "; expected a writable file");
                 return EXIT_USAGE;
             }
         }
@@ -158,12 +227,23 @@ public final class CheckCommand implements Callable<Integer> {
         if (threads > 0) {
             opts = opts.withParallelism(threads);
         }
+        final CheckOptions base = opts;
         List<FileReport> reports = new ArrayList<>();
         boolean malformed = false;
         boolean notLin = false;
         boolean unknown = false;
         for (Path f : files) {
-            FileReport r = checkOne(f, fmt, m, opts);
+            CheckOptions o = base;
+            if (progressSeconds > 0) {
+                String name = f.equals(STDIN) ? "-" : f.toString();
+                o = base.withProgress(progressSeconds, p -> {
+                    err.println(String.format(Locale.ROOT, "check: %s: %,d states explored, %d of %d partitions left,"
+                            + " %.1f s elapsed", name, p.statesExplored(), p.partitionsLeft(), p.partitions(),
+                            p.elapsedNs() / 1e9));
+                    err.flush();
+                });
+            }
+            FileReport r = checkOne(f, f.equals(STDIN) ? in : null, fmt, m, o);
             if (html != null) {
                 reports.add(r); // otherwise each history may be collected once reported
             }
@@ -172,7 +252,10 @@ public final class CheckCommand implements Callable<Integer> {
                 err.println(r.malformed().getMessage());
                 if (json) {
                     out.println(JsonReport.render(r));
+                } else {
+                    out.println(f + "\tmalformed"); // every file gets its line, so that cut -f2 loses none
                 }
+                out.flush();
                 continue;
             }
             CheckResult res = r.result();
@@ -204,18 +287,60 @@ public final class CheckCommand implements Callable<Integer> {
         return unknown ? EXIT_UNKNOWN : EXIT_LINEARIZABLE;
     }
 
-    private static FileReport checkOne(Path f, HistoryFormat fmt, Model<?> m, CheckOptions opts) {
+    /** @return why {@code f} is refused before any work (a directory, binary), or {@code null} */
+    private static String refusal(Path f, BufferedInputStream stdin) throws IOException {
+        byte[] head = new byte[SNIFF];
+        int n;
+        if (f.equals(STDIN)) {
+            if (stdin == null) {
+                return null;
+            }
+            stdin.mark(SNIFF);
+            n = stdin.readNBytes(head, 0, SNIFF);
+            stdin.reset();
+        } else {
+            if (Files.isDirectory(f)) {
+                return f + " is a directory; expected a history file";
+            }
+            if (!Files.isReadable(f)) {
+                return "cannot read " + f + "; expected a readable history file";
+            }
+            try (InputStream s = Files.newInputStream(f)) {
+                n = s.readNBytes(head, 0, SNIFF); // only the first bytes: a binary file is never read whole
+            }
+        }
+        String why = HistoryReader.notText(head, n);
+        return why == null ? null : (f.equals(STDIN) ? "standard input" : f.toString()) + " is not a text file ("
+                + why + "); expected a history file";
+    }
+
+    /** @return why the report could not be written to {@code p}, or {@code null} when it could */
+    private static String unwritable(Path p) {
+        Path abs = p.toAbsolutePath();
+        if (Files.isDirectory(abs)) {
+            return "it is a directory";
+        }
+        Path dir = abs.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            return "its directory " + dir + " does not exist";
+        }
+        if (Files.exists(abs) ? !Files.isWritable(abs) : !Files.isWritable(dir)) {
+            return "permission denied";
+        }
+        return null;
+    }
+
+    private static FileReport checkOne(Path f, InputStream stdin, HistoryFormat fmt, Model<?> m, CheckOptions opts) {
         History h;
         try {
-            h = HistoryReader.read(f, fmt);
-            Checker.validate(h, m);
+            h = stdin != null ? HistoryReader.read("-", stdin, fmt) : HistoryReader.read(f, fmt);
+            return new FileReport(f.toString(), m, h, Checker.check(h, m, opts), null);
         } catch (MalformedHistoryException e) {
             return new FileReport(f.toString(), m, null, null, e);
         } catch (IOException | UncheckedIOException e) {
             return new FileReport(f.toString(), m, null, null,
                     new MalformedHistoryException(f.toString(), 0, "cannot read: " + e.getMessage()));
         }
-        return new FileReport(f.toString(), m, h, Checker.check(h, m, opts), null);
     }
 
     @SuppressWarnings("unchecked")

@@ -70,6 +70,74 @@ public final class HistoryReader {
         return read(file.toString(), text, f);
     }
 
+    /**
+     * Reads a history from a stream, such as standard input. JSON Lines are streamed; other
+     * formats are read whole.
+     *
+     * @param source name for messages
+     * @param in     the stream; not closed
+     * @param format the format, or {@code null} to detect it from the first 64 KiB
+     * @return the history
+     * @throws IOException               when the stream cannot be read
+     * @throws MalformedHistoryException when it is not a valid history
+     */
+    public static History read(String source, InputStream in, HistoryFormat format)
+            throws IOException, MalformedHistoryException {
+        java.io.BufferedInputStream b = new java.io.BufferedInputStream(in, 1 << 16);
+        HistoryFormat f = format;
+        if (f == null) {
+            b.mark(1 << 16);
+            byte[] head = b.readNBytes(1 << 16);
+            b.reset();
+            f = HistoryFormat.detect(new String(head, StandardCharsets.UTF_8));
+        }
+        if (f == HistoryFormat.JSONL) {
+            List<Event> events;
+            try {
+                events = readJsonLines(source, Json.MAPPER.getFactory().createParser(
+                        new java.io.InputStreamReader(b, StandardCharsets.UTF_8)));
+            } catch (JsonProcessingException e) {
+                throw new MalformedHistoryException(source, 1, "invalid JSON: " + e.getOriginalMessage());
+            }
+            return History.fromEvents(source, f, events);
+        }
+        return read(source, new String(b.readAllBytes(), StandardCharsets.UTF_8), f);
+    }
+
+    /**
+     * Tells whether the first bytes of a file are not text: a NUL byte, or bytes that are not
+     * UTF-8 (a sequence cut at the end of {@code head} is allowed).
+     *
+     * @param head the first bytes
+     * @param n    how many of them were read
+     * @return why it is not text, such as {@code "byte 0x8b at offset 1 is not UTF-8"}, or
+     *         {@code null} when it looks like text
+     */
+    public static String notText(byte[] head, int n) {
+        int i = 0;
+        while (i < n) {
+            int c = head[i] & 0xff;
+            if (c == 0) {
+                return "a NUL byte at offset " + i;
+            }
+            int more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1 : (c & 0xf0) == 0xe0 ? 2
+                    : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 3 : -1;
+            if (more < 0) {
+                return String.format("byte 0x%02x at offset %d is not UTF-8", c, i);
+            }
+            for (int k = 1; k <= more; k++) {
+                if (i + k >= n) {
+                    return null; // cut at the end of the sniffed block
+                }
+                if ((head[i + k] & 0xc0) != 0x80) {
+                    return String.format("byte 0x%02x at offset %d is not UTF-8", head[i + k] & 0xff, i + k);
+                }
+            }
+            i += more + 1;
+        }
+        return null;
+    }
+
     private static String head(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
             byte[] b = in.readNBytes(1 << 16);
@@ -90,7 +158,7 @@ public final class HistoryReader {
         HistoryFormat f = format != null ? format : HistoryFormat.detect(text);
         if (f == null) {
             throw new MalformedHistoryException(source, 1, "cannot detect the history format; expected a"
-                    + " Knossos EDN vector, Jepsen log lines, key-value EDN maps or JSON Lines (or give --format)");
+                    + " Knossos EDN vector, Jepsen log lines, key-value EDN maps or JSON Lines (or name the format)");
         }
         List<Event> events;
         switch (f) {

@@ -18,7 +18,7 @@ import java.util.List;
  *   <li>{@code append s}: the key becomes its string value followed by {@code s};</li>
  *   <li>{@code cas [old new]} with output true/false: as in {@link RegisterModel}.</li>
  * </ul>
- * Every key starts at the initial value, {@code ""} unless {@code --init} says otherwise.
+ * Every key starts at the initial value, {@code ""} unless another is given.
  * String values are held as {@link Text}, which shares the prefix an append extends.
  */
 public final class KvModel implements Model<Object> {
@@ -31,8 +31,8 @@ public final class KvModel implements Model<Object> {
      * @param init every key's initial value
      */
     public KvModel(Object init) {
-        this.initValue = init;
-        this.init = state(init);
+        this.initValue = Values.normalize(init);
+        this.init = state(this.initValue);
     }
 
     /** The state holding a value: a {@link Text} for a string, the boxed value otherwise. */

@@ -32,7 +32,7 @@ public final class MultiRegisterModel implements Model<Map<Object, Object>> {
      * @param init every register's initial value
      */
     public MultiRegisterModel(Object init) {
-        this.init = init;
+        this.init = Values.normalize(init);
     }
 
     @Override

@@ -37,7 +37,7 @@ public final class RegisterModel implements Model<Object> {
      */
     public RegisterModel(boolean cas, Object init) {
         this.cas = cas;
-        this.init = Nil.box(init);
+        this.init = Nil.box(Values.normalize(init));
     }
 
     @Override
@@ -84,7 +84,7 @@ public final class RegisterModel implements Model<Object> {
                 return null;
             case "cas":
                 if (!cas) {
-                    return "function read or write for model register (use --model cas-register for cas)";
+                    return "function read or write for model register, found :cas (model cas-register has cas)";
                 }
                 if (!Values.isTuple(op.input(), 2)) {
                     return "cas value [old new], found " + Values.show(op.input());
