@@ -1,8 +1,11 @@
 package dev.remora.cli;
 
 import dev.remora.check.cli.CheckCommand;
+import dev.remora.check.cli.CheckMain;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+
+import java.util.Arrays;
 
 /**
  * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric),
@@ -11,8 +14,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "remora", mixinStandardHelpOptions = true, version = "remora 0.1.0-SNAPSHOT",
     exitCodeOnInvalidInput = 64,
-    description = "RDMA-native concurrent objects, formally specified and checked.",
-    subcommands = {DemoCommand.class, CheckCommand.class, LitmusCommand.class})
+    description = "RDMA-native concurrent objects, formally specified and checked.")
 public final class RemoraMain implements Runnable {
 
     @CommandLine.Spec
@@ -28,16 +30,56 @@ public final class RemoraMain implements Runnable {
      * @return a command line with every subcommand
      */
     public static CommandLine commandLine() {
-        return new CommandLine(new RemoraMain());
+        return commandLine(null);
     }
 
     /**
-     * Entry point of the launcher.
+     * The command line with only the subcommand that {@code first} names, or every subcommand when
+     * it names none: {@code remora check ...} then loads neither the demo's fabric nor the litmus
+     * runner (the subcommands are added here, not in the annotation, which would build them all).
+     *
+     * @param first the first argument, or {@code null}
+     * @return the command line
+     */
+    static CommandLine commandLine(String first) {
+        CommandLine cl = new CommandLine(new RemoraMain());
+        boolean all = !"demo".equals(first) && !"check".equals(first) && !"litmus".equals(first);
+        if (all || "demo".equals(first)) {
+            cl.addSubcommand(new DemoCommand());
+        }
+        if (all || "check".equals(first)) {
+            cl.addSubcommand(new CheckCommand());
+        }
+        if (all || "litmus".equals(first)) {
+            cl.addSubcommand(new LitmusCommand());
+        }
+        return cl;
+    }
+
+    /**
+     * Entry point of the launcher. {@code check} with plain arguments runs without building the
+     * picocli command tree (see {@link CheckMain#run}); everything else goes through picocli.
      *
      * @param args arguments
      */
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(run(args));
+    }
+
+    /**
+     * Runs the command as {@link #main} does, without exiting.
+     *
+     * @param args arguments
+     * @return the exit code
+     */
+    static int run(String[] args) {
+        if (args.length > 0 && args[0].equals("check")) {
+            Integer code = CheckMain.runPlain(Arrays.copyOfRange(args, 1, args.length));
+            if (code != null) {
+                return code;
+            }
+        }
+        return commandLine(args.length > 0 ? args[0] : null).execute(args);
     }
 
     @Override

@@ -146,8 +146,11 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+
+    /** The check itself, with the options already in the fields (by picocli or by {@link PlainArgs}). */
+    private int run(PrintWriter out, PrintWriter err) {
         HistoryFormat fmt = null;
         if (format != null) {
             fmt = HistoryFormat.byName(format);
@@ -285,6 +288,42 @@ public final class CheckCommand implements Callable<Integer> {
             return EXIT_NOT_LINEARIZABLE;
         }
         return unknown ? EXIT_UNKNOWN : EXIT_LINEARIZABLE;
+    }
+
+    /**
+     * Runs {@code check} without picocli when the arguments are plain (see {@link PlainArgs}): the
+     * same fields, checks, output and exit code as {@link #newCommandLine()}{@code .execute(args)},
+     * without the start-up cost of building the command from its annotations.
+     *
+     * @param args   the arguments of {@code check}
+     * @param stdin  the standard input, for the file {@code -}
+     * @param out    standard output
+     * @param err    standard error
+     * @return the exit code, or {@code null} when the arguments are not plain and picocli must parse them
+     */
+    static Integer runPlain(String[] args, InputStream stdin, PrintWriter out, PrintWriter err) {
+        PlainArgs a = PlainArgs.parse(args);
+        if (a == null) {
+            return null;
+        }
+        CheckCommand c = new CheckCommand(stdin);
+        c.model = a.model;
+        c.init = a.init;
+        c.format = a.format;
+        c.timeLimitSeconds = a.timeLimitSeconds;
+        c.memoryLimitMib = a.memoryLimitMib;
+        c.threads = a.threads;
+        c.html = a.html;
+        c.json = a.json;
+        c.progressSeconds = a.progressSeconds;
+        c.files = a.files;
+        try {
+            return c.run(out, err);
+        } catch (RuntimeException e) { // as picocli's execute: the trace on standard error, exit code 70
+            e.printStackTrace(err);
+            err.flush();
+            return 70;
+        }
     }
 
     /** @return why {@code f} is refused before any work (a directory, binary), or {@code null} */
