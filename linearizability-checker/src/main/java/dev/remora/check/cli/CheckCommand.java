@@ -49,7 +49,7 @@ import java.util.concurrent.Callable;
  *       was expected); this takes precedence over the verdicts of other files.</li>
  * </ul>
  */
-@Command(name = "check", mixinStandardHelpOptions = true, version = "remora check 0.1.0-SNAPSHOT", exitCodeOnInvalidInput = CheckCommand.EXIT_USAGE,
+@Command(name = "check", mixinStandardHelpOptions = true, version = CheckCommand.VERSION, exitCodeOnInvalidInput = CheckCommand.EXIT_USAGE,
         exitCodeOnExecutionException = 70,
         description = "Checks recorded histories for linearizability.%n"
                 + "Prints file<TAB>verdict (linearizable, not-linearizable, unknown) per file.",
@@ -57,6 +57,12 @@ import java.util.concurrent.Callable;
         exitCodeList = {"0:all linearizable", "1:some not linearizable", "2:some unknown (time or memory limit)",
             "64:usage error", "65:malformed input"})
 public final class CheckCommand implements Callable<Integer> {
+    /** What {@code --version} prints. */
+    static final String VERSION = "remora check 0.1.0-SNAPSHOT";
+    /** Search-cache budget per operation of a history when {@code --memory-limit} is 0. */
+    static final long MEMORY_PER_OPERATION = 64L << 10;
+    /** The least search-cache budget when {@code --memory-limit} is 0. */
+    static final long MEMORY_FLOOR = 128L << 20;
     /** Every file is linearizable. */
     public static final int EXIT_LINEARIZABLE = 0;
     /** Some file is not linearizable. */
@@ -88,7 +94,8 @@ public final class CheckCommand implements Callable<Integer> {
     private double timeLimitSeconds;
 
     @Option(names = "--memory-limit", paramLabel = "MIB", defaultValue = "0",
-            description = "memory limit for the search caches, in MiB (default 0 = half the free heap)")
+            description = "memory limit for the search caches, in MiB (default 0 = 64 KiB per operation"
+                    + " of the history, at least 128 MiB, at most half the free heap)")
     private long memoryLimitMib;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "0",
@@ -302,6 +309,11 @@ public final class CheckCommand implements Callable<Integer> {
      * @return the exit code, or {@code null} when the arguments are not plain and picocli must parse them
      */
     static Integer runPlain(String[] args, InputStream stdin, PrintWriter out, PrintWriter err) {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            out.println(VERSION); // as picocli prints the version of the annotation
+            out.flush();
+            return EXIT_LINEARIZABLE;
+        }
         PlainArgs a = PlainArgs.parse(args);
         if (a == null) {
             return null;
@@ -373,13 +385,31 @@ public final class CheckCommand implements Callable<Integer> {
         History h;
         try {
             h = stdin != null ? HistoryReader.read("-", stdin, fmt) : HistoryReader.read(f, fmt);
-            return new FileReport(f.toString(), m, h, Checker.check(h, m, opts), null);
+            CheckOptions o = opts.memoryLimitBytes() > 0 ? opts : opts.withMemoryLimitBytes(memoryLimit(h));
+            return new FileReport(f.toString(), m, h, Checker.check(h, m, o), null);
         } catch (MalformedHistoryException e) {
             return new FileReport(f.toString(), m, null, null, e);
         } catch (IOException | UncheckedIOException e) {
             return new FileReport(f.toString(), m, null, null,
                     new MalformedHistoryException(f.toString(), 0, "cannot read: " + e.getMessage()));
         }
+    }
+
+    /**
+     * The search-cache budget of a history when none is given: {@link #MEMORY_PER_OPERATION} per
+     * operation, at least {@link #MEMORY_FLOOR}, at most half the free heap (the library's
+     * default). The memory a check may take grows with the history, not with how hard its search is:
+     * a history of up to 2,048 operations gets 128 MiB (about a million memoised states) on any
+     * machine. The budget is counted by the caches' own estimate, so the verdict does not depend
+     * on the heap or the collector.
+     *
+     * @param h the history
+     * @return the budget in bytes
+     */
+    static long memoryLimit(History h) {
+        Runtime rt = Runtime.getRuntime();
+        long halfFree = Math.max(16L << 20, (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 2);
+        return Math.min(halfFree, Math.max(MEMORY_FLOOR, MEMORY_PER_OPERATION * h.size()));
     }
 
     @SuppressWarnings("unchecked")
