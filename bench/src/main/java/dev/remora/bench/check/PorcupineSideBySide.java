@@ -3,7 +3,6 @@ package dev.remora.bench.check;
 import dev.remora.check.CheckOptions;
 import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
-import dev.remora.check.History;
 import dev.remora.check.Model;
 import dev.remora.check.Verdict;
 import dev.remora.check.io.HistoryReader;
@@ -30,7 +29,8 @@ import java.util.stream.Stream;
  * 10 and 50 clients, ok and bad, of the sizes of Porcupine's {@code c10} and {@code c50}; the hard
  * 50- and 100-client shapes of {@link HardKvBench}), then prints for each workload: the verdicts
  * against the expected ones, Remora in process (read and check, explained as the command line
- * does, after warm-up, median), Remora's whole process (the real {@code remora check} launcher,
+ * does, after warm-up, median; also with one thread, which on a loaded machine avoids waiting for
+ * the second core), Remora's whole process (the real {@code remora check} launcher,
  * median of N runs, with its peak RSS from {@code /usr/bin/time -f %M}) and Porcupine's figures,
  * which are constants measured elsewhere (Porcupine v1.3.0 on this machine by a reviewer), not a
  * run of Porcupine here.
@@ -158,13 +158,11 @@ public final class PorcupineSideBySide {
         boolean allMatch = true;
         for (Workload w : ws) {
             Model<?> m = Models.create(w.model());
-            List<History> hs = new ArrayList<>();
             int ops = 0;
             StringBuilder got = new StringBuilder();
             boolean match = true;
             for (int i = 0; i < w.files().size(); i++) {
-                History h = HistoryReader.read(w.files().get(i), null);
-                hs.add(h);
+                var h = HistoryReader.read(w.files().get(i), null);
                 ops += h.size();
                 CheckResult r = Checker.check(h, m, CheckOptions.DEFAULTS);
                 boolean lin = r.verdict() == Verdict.LINEARIZABLE;
@@ -174,7 +172,8 @@ public final class PorcupineSideBySide {
             got.append(match ? "as expected: " : "MISMATCH: expected ").append(nLin).append(" linearizable, ")
                     .append(w.files().size() - nLin).append(" not");
             allMatch &= match;
-            double inProcess = median(inProcess(w.files(), m));
+            double inProcess = median(inProcess(w.files(), m, CheckOptions.DEFAULTS));
+            double oneThread = median(inProcess(w.files(), m, CheckOptions.DEFAULTS.withParallelism(1)));
             String cliMs = "-";
             String rss = "-";
             if (cli) {
@@ -198,9 +197,35 @@ public final class PorcupineSideBySide {
             }
             double[] pc = PORCUPINE.get(w.name());
             String name = w.name().equals("etcd: worst single log") ? w.name() + " (" + worst.getFileName() + ")" : w.name();
-            System.out.printf(Locale.ROOT, "| %s | %d, %,d | %s | %.2f ms | %s | %s | %s / %s |%n", name, w.files().size(),
-                    ops, got, inProcess, cliMs, rss, pc[0] < 0 ? "-" : String.format(Locale.ROOT, "%.0f ms", pc[0]),
+            System.out.printf(Locale.ROOT, "| %s | %d, %,d | %s | %.2f ms (1 thread: %.2f ms) | %s | %s | %s / %s |%n", name,
+                    w.files().size(), ops, got, inProcess, oneThread, cliMs, rss, pc[0] < 0 ? "-" : String.format(Locale.ROOT, "%.0f ms", pc[0]),
                     pc[1] < 0 ? "-" : String.format(Locale.ROOT, "%.0f ms", pc[1]));
+        }
+        if (cli) {
+            // Bare start-up, and every etcd log as a command of its own (one run each): the slowest.
+            double[] bare = new double[runs];
+            long bareRss = 0;
+            for (int k = 0; k < runs; k++) {
+                long[] res = run(launcher, "check", "--version");
+                bare[k] = res[0] / 1e6;
+                bareRss = Math.max(bareRss, res[1]);
+            }
+            System.out.printf(Locale.ROOT, "| bare start-up: remora check --version | - | - | - | %.0f ms | %.0f MiB | - |%n",
+                    median(bare), bareRss / 1024.0);
+            double slowest = 0;
+            long slowestRss = 0;
+            Path slowestFile = null;
+            for (Path f : etcd) {
+                long[] res = run(launcher, "check", "--model", "cas-register", f.toString());
+                slowestRss = Math.max(slowestRss, res[1]);
+                if (res[0] / 1e6 > slowest) {
+                    slowest = res[0] / 1e6;
+                    slowestFile = f;
+                }
+            }
+            System.out.printf(Locale.ROOT, "| etcd: the slowest of the 102 logs run one command each (%s) | 102 commands"
+                    + " | - | - | %.0f ms (one run each) | %.0f MiB (largest) | - |%n", slowestFile.getFileName(), slowest,
+                    slowestRss / 1024.0);
         }
         System.out.printf(Locale.ROOT, "%nload average %.2f at the end; %s%n",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
@@ -219,7 +244,7 @@ public final class PorcupineSideBySide {
     }
 
     /** Warms up for about two seconds, then times 15 passes over the files; milliseconds a pass. */
-    private static double[] inProcess(List<Path> files, Model<?> m) throws Exception {
+    private static double[] inProcess(List<Path> files, Model<?> m, CheckOptions opts) throws Exception {
         long until = System.nanoTime() + 2_000_000_000L;
         while (System.nanoTime() < until) {
             for (Path f : files) {
@@ -230,7 +255,7 @@ public final class PorcupineSideBySide {
         for (int k = 0; k < t.length; k++) {
             long s = System.nanoTime();
             for (Path f : files) {
-                Checker.check(HistoryReader.read(f, null), m, CheckOptions.DEFAULTS);
+                Checker.check(HistoryReader.read(f, null), m, opts);
             }
             t[k] = (System.nanoTime() - s) / 1e6;
         }
