@@ -29,8 +29,9 @@ import java.util.stream.Stream;
  * <p>Times, after warm-up, checking the 19 Jepsen etcd logs and the key-value logs of
  * {@code ../shared/histories} (skipped with a message when absent; parsing is excluded and
  * reported apart), a generated 1,712-operation 10-key key-value history (the size of
- * Porcupine's {@code c10} history), a generated 10^6-operation key-value history over 1,000 keys
- * and a generated 10^4-operation cas-register history with 5 % indeterminate operations; prints
+ * Porcupine's {@code c50} history, with 10 clients where it has 50; {@link PorcupineSideBySide}
+ * has Porcupine's shapes), a generated 10^6-operation key-value history over 1,000 keys and a
+ * generated 10^4-operation cas-register history with 5 % indeterminate operations; prints
  * wall and CPU time and peak heap (CPU time is what to compare when other processes load the
  * machine; the small histories are timed on one thread). Usage: {@code CheckerBench [SHARED_HISTORIES_DIR]}; run with
  * {@code -Xmx2g} to show the large histories fit in 2 GiB.
@@ -164,7 +165,8 @@ public final class CheckerBench {
         Model<?> kv = Models.create("kv", null, false);
         History kv1712 = History.fromEvents("kv-1712", HistoryFormat.JSONL, HistoryGenerator.kv(1712, 10, 10, 42));
         double[] k = time(List.of(kv1712), kv, VERDICT_ONLY, 200, 50);
-        System.out.println("generated kv, 1,712 ops, 10 keys, 10 clients (Porcupine's c10 history of this size: ~220 ms): "
+        System.out.println("generated kv, 1,712 ops, 10 keys, 10 clients (as many operations as Porcupine's c50; see"
+                + " PorcupineSideBySide for its shapes): "
                 + Checker.check(kv1712, kv).verdict().cliName() + ", " + fmt(k));
 
         // Warm the large-history path on a smaller one.
