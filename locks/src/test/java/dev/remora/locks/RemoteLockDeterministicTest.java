@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,7 +89,7 @@ class RemoteLockDeterministicTest {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void shouldKeepMutualExclusionOnEverySeed(LockKind kind) {
-        DetRuns.forEachSeed(1, SEEDS, seed -> {
+        DetRuns.forEachSeedInParallel(1, SEEDS, seed -> {
             Run r = run(kind, seed, FaultPlan.NONE, 2_000_000);
             assertTrue(r.result().finished() && r.result().failures().isEmpty(), r.result().describe());
             assertEquals(1, r.maxInside(), "two threads inside the critical section");
@@ -101,8 +102,8 @@ class RemoteLockDeterministicTest {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void shouldKeepMutualExclusionWhenAClientNodeCrashes(LockKind kind) {
-        int[] stuck = {0};
-        DetRuns.forEachSeed(1, Math.max(50, SEEDS / 2), seed -> {
+        AtomicInteger stuck = new AtomicInteger();
+        DetRuns.forEachSeedInParallel(1, Math.max(50, SEEDS / 2), seed -> {
             SplittableRandom random = new SplittableRandom(seed);
             FaultPlan plan = FaultPlan.of(new FaultPlan.Crash(random.nextLong(400), 2 + random.nextInt(2), false));
             Run r = run(kind, seed, plan, 5_000);
@@ -116,12 +117,12 @@ class RemoteLockDeterministicTest {
             assertTrue(r.counter() >= r.completed() && r.counter() <= THREADS * ROUNDS, "counter " + r.counter()
                 + " after " + r.completed() + " completed rounds");
             if (!r.result().finished()) {
-                stuck[0]++; // a crashed holder never releases: the others wait until the step bound
+                stuck.incrementAndGet(); // a crashed holder never releases: the others wait until the step bound
             }
             CheckResult c = check(r.history());
             assertEquals(Verdict.LINEARIZABLE, c.verdict(), c.toString());
         });
-        assertTrue(stuck[0] > 0, "some seed crashed a holder and left the lock held");
+        assertTrue(stuck.get() > 0, "some seed crashed a holder and left the lock held");
     }
 
     /**
@@ -134,9 +135,9 @@ class RemoteLockDeterministicTest {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void shouldKeepMutualExclusionWhenQueuePairsFail(LockKind kind) {
-        int[] stalled = {0};
-        int[] failedVerbs = {0};
-        DetRuns.forEachSeed(1, QP_ERROR_SEEDS, seed -> {
+        AtomicInteger stalled = new AtomicInteger();
+        AtomicInteger failedVerbs = new AtomicInteger();
+        DetRuns.forEachSeedInParallel(1, QP_ERROR_SEEDS, seed -> {
             SplittableRandom random = new SplittableRandom(seed);
             List<FaultPlan.Fault> faults = new ArrayList<>();
             for (int i = 0, n = 1 + random.nextInt(2); i < n; i++) {
@@ -147,16 +148,16 @@ class RemoteLockDeterministicTest {
             for (String failure : r.result().failures()) {
                 assertTrue(failure.contains("CancellationException"), r.result().describe());
             }
-            failedVerbs[0] += r.errors();
+            failedVerbs.addAndGet(r.errors());
             if (!r.result().finished()) {
-                stalled[0]++;
+                stalled.incrementAndGet();
                 assertTrue(kind != LockKind.CAS_SPIN,
                     kind + " stalled after queue-pair errors: " + r.result().describe());
             }
         });
-        assertTrue(failedVerbs[0] > 0, "no verb failed: the faults hit nothing");
-        System.out.println(kind + ": " + stalled[0] + " of " + QP_ERROR_SEEDS
-            + " runs stalled after queue-pair errors, " + failedVerbs[0] + " verbs failed");
+        assertTrue(failedVerbs.get() > 0, "no verb failed: the faults hit nothing");
+        System.out.println(kind + ": " + stalled.get() + " of " + QP_ERROR_SEEDS
+            + " runs stalled after queue-pair errors, " + failedVerbs.get() + " verbs failed");
     }
 
     private record QpRun(DetFabric.Result result, int maxInside, int errors) {
