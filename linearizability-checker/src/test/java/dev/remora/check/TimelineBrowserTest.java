@@ -1,0 +1,277 @@
+package dev.remora.check;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The HTML report's time line in a real headless Chromium, driven through the DevTools protocol
+ * ({@link Cdp}): the failing operation in view on load, zoom, pan, the axis switch, the tooltip,
+ * a 10<sup>5</sup>-operation page, and no script errors. Skipped when Chromium is not installed.
+ * With {@code -Dremora.screenshot=docs/img/checker-timeline.png} (relative to the repository) it
+ * also writes a screenshot of the failing report.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class TimelineBrowserTest {
+    private static final Path CHROMIUM = Paths.get(System.getProperty("remora.chromium", "/usr/bin/chromium"));
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private static final int WIDTH = 1280;
+    private static final int HEIGHT = 900;
+    /** The stale value the failing read returns. */
+    private static final int STALE = 41;
+
+    private static Path dir;
+    private static Cdp browser;
+    private static Path failingPage;
+
+    @BeforeAll
+    static void startBrowser() throws IOException {
+        assumeTrue(Files.isExecutable(CHROMIUM), "browser test skipped: no Chromium at " + CHROMIUM
+                + " (install the Debian package chromium, or set -Dremora.chromium=PATH)");
+        dir = Files.createTempDirectory("remora-timeline");
+        Path history = dir.resolve("failing.jsonl");
+        Files.writeString(history, history(1_200, 4, 600, true, 1));
+        failingPage = dir.resolve("failing.html");
+        TestSupport.Run r = TestSupport.cli("--model", "register", "--html", failingPage.toString(), history.toString());
+        assertEquals(1, r.exitCode(), r.err());
+        browser = Cdp.start(CHROMIUM, WIDTH, HEIGHT, TIMEOUT);
+    }
+
+    @AfterAll
+    static void stopBrowser() throws IOException {
+        try {
+            if (browser != null) {
+                browser.close();
+            }
+        } finally {
+            if (dir != null) {
+                try (var s = Files.walk(dir)) {
+                    s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void shouldShowTheFailingOperationInViewOnLoad() throws IOException {
+        browser.navigate(failingPage.toUri().toString());
+        JsonNode st = browser.eval("remoraTimeline.state(0)");
+        assertEquals(1_201, st.get("ops").asInt(), "every operation of the partition is in the page");
+        JsonNode rect = browser.eval("remoraTimeline.failingRect()");
+        assertNotNull(rect, "failing operation drawn");
+        assertTrue(rect.isObject(), "failing operation drawn: " + rect);
+        JsonNode win = browser.eval("({w: innerWidth, h: innerHeight, sx: scrollX, sy: scrollY})");
+        double left = rect.get("left").asDouble();
+        double right = rect.get("right").asDouble();
+        double top = rect.get("top").asDouble();
+        double bottom = rect.get("bottom").asDouble();
+        assertTrue(left >= 0 && right <= win.get("w").asDouble() && top >= 0 && bottom <= win.get("h").asDouble(),
+                "failing operation " + rect + " inside the viewport " + win);
+        assertTrue(right - left >= 6, "failing operation at least 6 pixels wide: " + rect);
+        assertTrue(browser.errors().isEmpty(), "script errors: " + browser.errors());
+    }
+
+    @Test
+    @Order(2)
+    void shouldShowTheFailingOperationsValuesOnHover() throws IOException {
+        JsonNode rect = browser.eval("remoraTimeline.failingRect()");
+        browser.mouse("mouseMoved", rect.get("x").asDouble(), rect.get("y").asDouble(), null);
+        JsonNode st = browser.eval("remoraTimeline.state(0)");
+        String tip = st.path("tip").asText("");
+        assertTrue(tip.contains("read -> " + STALE), "tooltip shows the values: " + tip);
+        assertTrue(tip.contains("cannot be linearized"), "tooltip shows the step: " + tip);
+        assertTrue(tip.contains("process 9"), "tooltip shows the process: " + tip);
+        assertTrue(tip.contains("time "), "tooltip shows the times: " + tip);
+        Path shot = screenshotPath();
+        if (shot != null) {
+            Files.createDirectories(shot.toAbsolutePath().getParent());
+            Files.write(shot, browser.screenshot());
+        }
+        browser.mouse("mouseMoved", 5, 5, null);
+        assertTrue(browser.eval("remoraTimeline.state(0).tip").isNull(), "tooltip hidden away from the bars");
+        assertTrue(browser.errors().isEmpty(), "script errors: " + browser.errors());
+    }
+
+    @Test
+    @Order(3)
+    void shouldZoomWithTheWheelAndPanByDragging() throws IOException {
+        JsonNode rect = browser.eval("remoraTimeline.failingRect()");
+        double x = rect.get("x").asDouble();
+        double y = rect.get("y").asDouble();
+        JsonNode before = browser.eval("remoraTimeline.state(0)");
+        double span0 = before.get("x1").asDouble() - before.get("x0").asDouble();
+        browser.mouse("mouseWheel", x, y, Cdp.params().put("deltaX", 0).put("deltaY", -300));
+        JsonNode zoomed = browser.eval("remoraTimeline.state(0)");
+        double span1 = zoomed.get("x1").asDouble() - zoomed.get("x0").asDouble();
+        assertTrue(span1 < span0 * 0.8, "zoomed in: visible span " + span0 + " -> " + span1);
+        browser.mouse("mouseWheel", x, y, Cdp.params().put("deltaX", 0).put("deltaY", 600));
+        double span2 = browser.eval("remoraTimeline.state(0).x1 - remoraTimeline.state(0).x0").asDouble();
+        assertTrue(span2 > span1 * 1.5, "zoomed out: " + span1 + " -> " + span2);
+        double x0 = browser.eval("remoraTimeline.state(0).x0").asDouble();
+        browser.mouse("mousePressed", x, y, Cdp.params().put("button", "left").put("buttons", 1).put("clickCount", 1));
+        browser.mouse("mouseMoved", x - 100, y, Cdp.params().put("button", "left").put("buttons", 1));
+        browser.mouse("mouseMoved", x - 300, y, Cdp.params().put("button", "left").put("buttons", 1));
+        browser.mouse("mouseReleased", x - 300, y, Cdp.params().put("button", "left").put("buttons", 0)
+                .put("clickCount", 1));
+        JsonNode panned = browser.eval("remoraTimeline.state(0)");
+        assertTrue(panned.get("x0").asDouble() > x0, "dragging left pans right: " + x0 + " -> " + panned);
+        assertEquals(span2, panned.get("x1").asDouble() - panned.get("x0").asDouble(), span2 * 1e-6, "pan keeps the span");
+        browser.eval("document.querySelector('.tl-wrap').dispatchEvent(new KeyboardEvent('keydown', {key: 'f'}))");
+        assertNotNull(browser.eval("remoraTimeline.failingRect()").get("x"), "f brings the failing operation back");
+        assertTrue(browser.errors().isEmpty(), "script errors: " + browser.errors());
+    }
+
+    @Test
+    @Order(4)
+    void shouldSwitchTheAxis() throws IOException {
+        JsonNode ord = browser.eval("remoraTimeline.state(0)");
+        assertEquals("ord", ord.get("axis").asText());
+        browser.eval("(() => { const s = document.querySelector('.tl-axis'); s.value = 'time';"
+                + " s.dispatchEvent(new Event('change')); })()");
+        JsonNode time = browser.eval("remoraTimeline.state(0)");
+        assertEquals("time", time.get("axis").asText());
+        assertNotEquals(ord.get("x1").asDouble(), time.get("x1").asDouble(), "range in time units");
+        String label = browser.eval("document.querySelector('.tl-range').textContent").asText();
+        assertTrue(label.matches(".*\\d (ns|µs|ms|s) .*"), "time range label: " + label);
+        assertTrue(browser.eval("remoraTimeline.failingRect()").isObject(), "failing operation still in view");
+        browser.eval("document.querySelector('.tl-wrap').dispatchEvent(new KeyboardEvent('keydown', {key: 'a'}))");
+        assertEquals("ord", browser.eval("remoraTimeline.state(0).axis").asText(), "a switches back");
+        assertTrue(browser.errors().isEmpty(), "script errors: " + browser.errors());
+    }
+
+    @Test
+    @Order(5)
+    void shouldLoadAHundredThousandOperationsQuicklyAndDrawOnlyWhatIsVisible() throws IOException {
+        Path history = dir.resolve("large.jsonl");
+        Files.writeString(history, history(100_000, 8, -1, true, 2));
+        Path page = dir.resolve("large.html");
+        TestSupport.Run r = TestSupport.cli("--model", "register", "--html", page.toString(), history.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        long size = Files.size(page);
+        long start = System.nanoTime();
+        browser.navigate(page.toUri().toString());
+        JsonNode st = browser.eval("remoraTimeline.state(0)");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertTrue(seconds < 15, "loaded in " + seconds + " s");
+        assertEquals(100_001, st.get("ops").asInt());
+        int width = browser.eval("document.querySelector('.tl-wrap canvas').clientWidth").asInt();
+        int rows = Math.min(20, st.get("rows").asInt());
+        int bound = rows * (width + 1) + 3;
+        int drawn = st.get("drawn").asInt();
+        assertTrue(drawn > 0 && drawn <= bound, "drawn " + drawn + " bars, bound " + bound);
+        // Zoomed in, far fewer are drawn; the linearization's steps are numbered.
+        for (int i = 0; i < 12; i++) {
+            browser.eval("document.querySelector('.tl-wrap').dispatchEvent(new KeyboardEvent('keydown', {key: '+'}))");
+        }
+        JsonNode in = browser.eval("remoraTimeline.state(0)");
+        assertTrue(in.get("drawn").asInt() < 2_000, "zoomed in: " + in);
+        String desc = browser.eval("remoraTimeline.views[0].describe(50000).join('\\n')").asText();
+        assertTrue(desc.contains("of the linearization found (100001 steps)"), desc);
+        assertTrue(browser.errors().isEmpty(), "script errors: " + browser.errors());
+        System.out.printf("10^5-operation page: %,d bytes, loaded in %.2f s, %d bars drawn (bound %d)%n", size, seconds,
+                drawn, bound);
+    }
+
+    private static Path screenshotPath() {
+        String p = System.getProperty("remora.screenshot");
+        if (p == null || p.isBlank()) {
+            return null;
+        }
+        Path path = Paths.get(p);
+        if (path.isAbsolute()) {
+            return path;
+        }
+        Path here = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
+        Path root = Files.isDirectory(here.resolve("docs")) || here.getParent() == null ? here : here.getParent();
+        return root.resolve(path);
+    }
+
+    /**
+     * A register history in JSON Lines with times: {@code procs} processes write increasing values
+     * and read; an operation takes effect at its completion, so the history is linearizable,
+     * except for one read by process 9 of a stale value after operation {@code staleAt} (none when
+     * negative). A read by process 8 spans the whole history, and a pause of 10 s after the first
+     * tenth stretches the time scale.
+     */
+    static String history(int ops, int procs, int staleAt, boolean times, long seed) {
+        Random rnd = new Random(seed);
+        StringBuilder sb = new StringBuilder(ops * 80);
+        long t = 1_700_000_000_000_000_000L;
+        long[] busy = new long[procs];
+        String[] open = new String[procs];
+        int[] value = new int[procs];
+        java.util.Arrays.fill(busy, -1);
+        int reg = 0;
+        int next = 1;
+        int done = 0;
+        int started = 0;
+        boolean paused = false;
+        event(sb, 8, "invoke", "read", "null", times ? t : -1);
+        while (done < ops) {
+            t += 50 + rnd.nextInt(2_000);
+            if (started == ops / 10 && !paused) {
+                t += 10_000_000_000L;
+                paused = true;
+            }
+            if (started == staleAt && done == started) {
+                event(sb, 9, "invoke", "read", "null", times ? t : -1);
+                t += 300;
+                event(sb, 9, "ok", "read", Integer.toString(STALE), times ? t : -1);
+                started++;
+                done++;
+                continue;
+            }
+            int p = rnd.nextInt(procs);
+            if (open[p] == null) {
+                if (started >= ops || started == staleAt) {
+                    continue;
+                }
+                boolean write = rnd.nextBoolean();
+                open[p] = write ? "write" : "read";
+                value[p] = write ? next++ : 0;
+                event(sb, p, "invoke", open[p], write ? Integer.toString(value[p]) : "null", times ? t : -1);
+                started++;
+            } else {
+                if (open[p].equals("write")) {
+                    reg = value[p];
+                    event(sb, p, "ok", "write", Integer.toString(value[p]), times ? t : -1);
+                } else {
+                    event(sb, p, "ok", "read", reg == 0 ? "null" : Integer.toString(reg), times ? t : -1);
+                }
+                open[p] = null;
+                done++;
+            }
+        }
+        event(sb, 8, "ok", "read", "null", times ? t + 10 : -1);
+        return sb.toString();
+    }
+
+    private static void event(StringBuilder sb, int p, String type, String f, String value, long t) {
+        sb.append("{\"process\":").append(p).append(",\"type\":\"").append(type).append("\",\"f\":\"").append(f)
+          .append("\",\"value\":").append(value);
+        if (t >= 0) {
+            sb.append(",\"time\":").append(t);
+        }
+        sb.append("}\n");
+    }
+}
