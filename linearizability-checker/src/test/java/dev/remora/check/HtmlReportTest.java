@@ -196,8 +196,15 @@ class HtmlReportTest {
         return JSON.readTree(page.substring(from, page.indexOf("</script>", from)));
     }
 
+    /** The description of operation {@code op}: the table is in order of first use, 0 its next new entry. */
     private static String desc(JsonNode part, int op) {
-        return part.get("dict").get(part.get("d").get(op).asInt()).asText();
+        int size = 0;
+        int at = 0;
+        for (int i = 0; i <= op; i++) {
+            int k = part.get("d").get(i).asInt();
+            at = k == 0 ? size++ : size - k;
+        }
+        return part.get("dict").get(at).asText();
     }
 
     private static int sum(JsonNode deltas, int upTo) {

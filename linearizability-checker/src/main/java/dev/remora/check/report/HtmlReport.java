@@ -42,7 +42,7 @@ import java.util.TreeMap;
  *
  * <p>The data is embedded as compact JSON, per partition in columns: per operation a process
  * index, an index into a table of distinct descriptions, deltas of event slots, of times (at a
- * resolution of a ten-millionth of the partition's span) and of source lines, and the
+ * resolution of a billionth of the partition's span) and of source lines, and the
  * linearization as deltas of operation indices. The script draws only the operations that
  * intersect the visible range, at most one bar per pixel column per visible row (operations
  * that fall in a column already drawn are skipped), so 10<sup>5</sup> operations stay fluid. For
@@ -146,7 +146,8 @@ public final class HtmlReport {
     private static void steps(StringBuilder sb, Model<Object> m, Failure f) {
         sb.append("<details><summary>Longest partial linearization (").append(f.partialLinearization().size())
           .append(" steps) and the smallest failing window (lines ").append(f.windowFirstLine()).append('–')
-          .append(f.windowLastLine()).append(", ").append(f.window().size()).append(" operations, from state <code>")
+          .append(f.windowLastLine()).append(", ").append(f.window().size())
+          .append(f.window().size() == 1 ? " operation" : " operations").append(", from state <code>")
           .append(esc(f.states().get(f.windowStart()))).append("</code> after ").append(f.windowStart())
           .append(" steps)</summary>\n<table><tr><th>step</th><th>operation</th><th>process</th>")
           .append("<th>line</th><th>state after</th></tr>\n");
@@ -248,8 +249,11 @@ public final class HtmlReport {
         Arrays.sort(events);
         // Process rows, ordered by the length of the name, then the name (so 2 comes before 10).
         Map<String, Integer> rows = new TreeMap<>(Comparator.comparing(String::length).thenComparing(s -> s));
-        for (Operation op : sorted) {
-            rows.put(Values.show(op.process()), 0);
+        Map<Object, String> names = new HashMap<>();
+        String[] proc = new String[n];
+        for (int i = 0; i < n; i++) {
+            proc[i] = names.computeIfAbsent(sorted.get(i).process(), Values::show);
+            rows.put(proc[i], 0);
         }
         int ri = 0;
         for (Map.Entry<String, Integer> e : rows.entrySet()) {
@@ -306,24 +310,27 @@ public final class HtmlReport {
         }
         j.append("],\"p\":[");
         for (int i = 0; i < n; i++) {
-            sep(j, i).append(rows.get(Values.show(sorted.get(i).process())));
+            sep(j, i).append(rows.get(proc[i]));
         }
         j.append("],\"d\":[");
+        int known = 0;
         for (int i = 0; i < n; i++) {
-            sep(j, i).append(d[i]);
+            // The table is in order of first use: 0 is its next new entry, k > 0 the entry k before that.
+            sep(j, i).append(d[i] == known ? 0 : known - d[i]);
+            known = Math.max(known, d[i] + 1);
         }
+        int[] slot = new int[n];
         j.append("],\"c\":[");
         long prev = 0;
         for (int i = 0; i < n; i++) {
-            long c = Arrays.binarySearch(events, sorted.get(i).call());
-            sep(j, i).append(c - prev);
-            prev = c;
+            slot[i] = Arrays.binarySearch(events, sorted.get(i).call());
+            sep(j, i).append(slot[i] - prev);
+            prev = slot[i];
         }
         j.append("],\"w\":[");
         for (int i = 0; i < n; i++) {
             Operation op = sorted.get(i);
-            sep(j, i).append(op.ret() == Operation.INFINITY ? -1
-                    : Arrays.binarySearch(events, op.ret()) - Arrays.binarySearch(events, op.call()));
+            sep(j, i).append(op.ret() == Operation.INFINITY ? -1 : Arrays.binarySearch(events, op.ret()) - slot[i]);
         }
         j.append(']');
         if (h.hasTimes()) {
@@ -334,7 +341,7 @@ public final class HtmlReport {
                 t1 = Math.max(t1, h.timeAt(e));
             }
             long unit = 1;
-            while ((t1 - t0) / unit > 10_000_000L) {
+            while ((t1 - t0) / unit > 1_000_000_000L) {
                 unit *= 10;
             }
             j.append(",\"t0\":\"").append(t0).append("\"").append(",\"unit\":").append(unit).append(",\"tend\":")

@@ -1,7 +1,7 @@
 // The report's time lines: one canvas per file, drawing only the operations in view.
 (function () {
   'use strict';
-  var ROW = 26, BAR = 18, AXIS = 24, LEFT = 96, RIGHT = 14, MAX_ROWS = 20, MIN_SPAN = 4;
+  var ROW = 26, BAR = 18, AXIS = 24, LEFT = 96, RIGHT = 14, MAX_ROWS = 20, MIN_SPAN = 4; // MIN_SPAN: slots; on the time axis 20 units of the embedded times
   var COLORS = {lin: '#b7e4c7', bad: '#ff8a8a', win: '#ffd8a8', none: '#e6e6e6'};
   var data = JSON.parse(document.getElementById('remora-data').textContent);
   var views = [];
@@ -12,6 +12,9 @@
     var n = pt.p.length, i, x = 0, y = 0, z = 0;
     var c = new Float64Array(n), r = new Float64Array(n), tc = null, tr = null;
     var cl = new Int32Array(n), rl = new Int32Array(n), step = new Int32Array(n), kind = new Uint8Array(n);
+    // Descriptions: 0 is the next new entry of the table, k > 0 the entry k places before it.
+    var desc = new Int32Array(n), size = 0;
+    for (i = 0; i < n; i++) { desc[i] = pt.d[i] === 0 ? size++ : size - pt.d[i]; }
     for (i = 0; i < n; i++) {
       x += pt.c[i]; c[i] = x; r[i] = pt.w[i] < 0 ? -1 : x + pt.w[i];
       z += pt.l[i]; cl[i] = z; rl[i] = pt.m[i] < 0 ? 0 : z + pt.m[i];
@@ -30,7 +33,7 @@
     if (pt.fail >= 0 && pt.fail !== undefined) { kind[pt.fail] = 3; }
     var rows = pt.procs.map(function () { return []; });
     for (i = 0; i < n; i++) { rows[pt.p[i]].push(i); }
-    pt.dec = {n: n, c: c, r: r, tc: tc, tr: tr, cl: cl, rl: rl, step: step, kind: kind, steps: steps,
+    pt.dec = {n: n, desc: desc, c: c, r: r, tc: tc, tr: tr, cl: cl, rl: rl, step: step, kind: kind, steps: steps,
       rows: rows.map(function (a) { return Int32Array.from(a); })};
     return pt.dec;
   }
@@ -97,7 +100,8 @@
   View.prototype.visibleRows = function () { return Math.min(MAX_ROWS, this.pt.procs.length); };
 
   View.prototype.setRange = function (a0, a1) {
-    var lim = this.limit(), pad = lim * 0.02 + 1, span = Math.max(MIN_SPAN * (this.axis === 'time' ? 1e-3 * lim : 1), a1 - a0);
+    var lim = this.limit(), span = Math.max(this.axis === 'time' ? 20 : MIN_SPAN, a1 - a0);
+    var pad = Math.min(lim * 0.02, span * 0.05) + 1;
     if (span > lim + 2 * pad) { span = lim + 2 * pad; }
     var mid = (a0 + a1) / 2;
     a0 = mid - span / 2; a1 = mid + span / 2;
@@ -145,13 +149,18 @@
   View.prototype.setAxis = function (axis) {
     if (axis === 'time' && !this.d.tc) { axis = 'ord'; }
     if (axis === this.axis) { this.axisSel.value = axis; return; }
-    // Keep the same operations in view: those intersecting the range on the old axis.
-    var d = this.d, lo = Infinity, hi = -Infinity, i, old = this.axis;
-    for (i = 0; i < d.n; i++) {
-      if (this.start(i) <= this.x1 && this.end(i) >= this.x0) {
-        this.axis = axis;
-        lo = Math.min(lo, this.start(i)); hi = Math.max(hi, d.r[i] < 0 ? this.start(i) : this.end(i));
-        this.axis = old;
+    // Keep the same operations in view: those invoked in the range on the old axis (else those
+    // intersecting it), without stretching the range to the end of long or indeterminate ones.
+    var d = this.d, lo = Infinity, hi = -Infinity, i, old = this.axis, pass, found = false;
+    for (pass = 0; pass < 2 && !found; pass++) {
+      for (i = 0; i < d.n; i++) {
+        var s = this.start(i);
+        if (pass === 0 ? s >= this.x0 && s <= this.x1 : s <= this.x1 && this.end(i) >= this.x0) {
+          this.axis = axis;
+          var ns = this.start(i), ne = (axis === 'time' ? d.tr[i] : d.r[i]);
+          lo = Math.min(lo, ns); hi = Math.max(hi, pass === 0 && ne >= 0 ? ne : ns);
+          this.axis = old; found = true;
+        }
       }
     }
     this.axis = axis; this.axisSel.value = axis;
@@ -222,7 +231,7 @@
       g.strokeRect(x1 + 0.5, y + 0.5, w - 1, BAR - 1);
       g.setLineDash([]);
     }
-    var label = (d.step[i] ? d.step[i] + '. ' : kind === 3 ? '✗ ' : '') + this.pt.dict[this.pt.d[i]];
+    var label = (d.step[i] ? d.step[i] + '. ' : kind === 3 ? '✗ ' : '') + this.pt.dict[d.desc[i]];
     var chars = Math.floor((w - 6) / 6.7);
     if (kind === 3 && chars < label.length) {
       // The failing operation's label always shows in full, beside its bar.
@@ -237,9 +246,14 @@
 
   function clip(s, n) { return s.length > n ? s.substring(0, Math.max(1, n - 1)) + '…' : s; }
 
-  View.prototype.fmtA = function (a) {
+  // An axis value, to the precision that step (in axis units) needs, in the unit the view needs.
+  View.prototype.fmtA = function (a, step) {
     if (this.axis !== 'time') { return String(Math.round(a)); }
-    return fmtNs(a * this.pt.unit);
+    var ns = a * this.pt.unit, stepNs = (step || (this.x1 - this.x0) / 100) * this.pt.unit;
+    var big = Math.max(Math.abs(this.x0), Math.abs(this.x1)) * this.pt.unit;
+    var u = big >= 1e9 ? [1e9, 's'] : big >= 1e6 ? [1e6, 'ms'] : big >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+    var dec = Math.max(0, Math.min(9, Math.ceil(-Math.log10(stepNs / u[0]) - 1e-9)));
+    return (ns / u[0]).toFixed(dec) + ' ' + u[1];
   };
   function fmtNs(ns) {
     var abs = Math.abs(ns);
@@ -247,6 +261,12 @@
     if (abs >= 1e6) { return (ns / 1e6).toFixed(abs >= 1e7 ? 1 : 3) + ' ms'; }
     if (abs >= 1e3) { return (ns / 1e3).toFixed(abs >= 1e4 ? 1 : 3) + ' µs'; }
     return Math.round(ns) + ' ns';
+  }
+
+  // A time since the partition's first event, in seconds, to the resolution of the embedded times.
+  function fmtTime(ns, unit) {
+    var digits = Math.max(0, Math.min(9, 9 - Math.round(Math.log10(unit))));
+    return (ns / 1e9).toFixed(digits) + ' s' + (unit > 1 ? ' (±' + fmtNs(unit) + ')' : '');
   }
 
   View.prototype.ticks = function (g, height) {
@@ -259,7 +279,8 @@
       var x = Math.round(this.X(a)) + 0.5;
       if (x < LEFT) { continue; }
       g.beginPath(); g.moveTo(x, AXIS - 4); g.lineTo(x, height); g.stroke();
-      g.fillText(this.fmtA(a), x, AXIS / 2 - 2);
+      var text = this.fmtA(a, step);
+      if (x + g.measureText(text).width / 2 <= this.width - 2) { g.fillText(text, x, AXIS / 2 - 2); }
     }
     g.fillStyle = '#666'; g.textAlign = 'left';
     g.fillText(this.axis === 'time' ? 'time' : 'event slot', 4, AXIS / 2 - 2);
@@ -287,7 +308,7 @@
 
   // What is known about operation i, as lines of text.
   View.prototype.describe = function (i) {
-    var pt = this.pt, d = this.d, out = [pt.dict[pt.d[i]]];
+    var pt = this.pt, d = this.d, out = [pt.dict[d.desc[i]]];
     out.push('process ' + pt.procs[pt.p[i]]);
     var st;
     if (d.kind[i] === 3) {
@@ -305,12 +326,12 @@
       st = 'no linearization: this partition is ' + pt.verdict;
     }
     out.push(st);
-    var t = d.tc ? ', time ' + fmtNs(d.tc[i] * pt.unit) : '';
+    var t = d.tc ? ', time ' + fmtTime(d.tc[i] * pt.unit, pt.unit) : '';
     out.push('invoked: line ' + d.cl[i] + ', event slot ' + d.c[i] + t);
     if (pt.w[i] < 0) {
       out.push('completed: never (indeterminate)');
     } else {
-      out.push('completed: line ' + d.rl[i] + ', event slot ' + d.r[i] + (d.tr ? ', time ' + fmtNs(d.tr[i] * pt.unit) +
+      out.push('completed: line ' + d.rl[i] + ', event slot ' + d.r[i] + (d.tr ? ', time ' + fmtTime(d.tr[i] * pt.unit, pt.unit) +
         ' (took ' + fmtNs((d.tr[i] - d.tc[i]) * pt.unit) + ')' : ''));
     }
     return out;
