@@ -160,6 +160,16 @@ class HtmlReportTest {
     }
 
     @Test
+    void shouldRenderAnEmptyHistory() throws Exception {
+        History h = HistoryReader.read("empty.jsonl", "", HistoryFormat.JSONL);
+        Model<?> m = Models.create("register", null, false);
+        CheckResult r = Checker.check(h, m, CheckOptions.DEFAULTS.withLinearizations(true));
+        JsonNode file = data(HtmlReport.render(List.of(new FileReport("empty.jsonl", m, h, r, null)))).get(0);
+        assertEquals("linearizable", file.get("verdict").asText());
+        assertEquals(0, file.get("parts").size());
+    }
+
+    @Test
     void shouldPutTheFailingPartitionFirst() throws Exception {
         String text = "{\"process\":0,\"type\":\"invoke\",\"f\":\"put\",\"key\":\"a\",\"value\":\"1\"}\n"
                 + "{\"process\":0,\"type\":\"ok\",\"f\":\"put\",\"key\":\"a\",\"value\":\"1\"}\n"

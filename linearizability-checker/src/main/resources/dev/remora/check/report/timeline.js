@@ -266,7 +266,7 @@
   // A time since the partition's first event, in seconds, to the resolution of the embedded times.
   function fmtTime(ns, unit) {
     var digits = Math.max(0, Math.min(9, 9 - Math.round(Math.log10(unit))));
-    return (ns / 1e9).toFixed(digits) + ' s' + (unit > 1 ? ' (±' + fmtNs(unit) + ')' : '');
+    return (ns / 1e9).toFixed(digits) + ' s' + (unit > 1 ? ' (to ' + fmtNs(unit) + ')' : '');
   }
 
   View.prototype.ticks = function (g, height) {
@@ -408,7 +408,14 @@
   };
 
   var sections = document.querySelectorAll('section.file');
-  for (var s = 0; s < sections.length; s++) { views.push(new View(sections[s], data[+sections[s].dataset.index])); }
+  for (var s = 0; s < sections.length; s++) {
+    var file = data[+sections[s].dataset.index];
+    if (file.parts.length) {
+      views.push(new View(sections[s], file));
+    } else {
+      sections[s].querySelector('.timeline').textContent = 'No operations.';
+    }
+  }
   var firstFailing = null;
   views.forEach(function (v) { if (!firstFailing && v.pt.fail >= 0) { firstFailing = v; } });
   if (firstFailing) {
