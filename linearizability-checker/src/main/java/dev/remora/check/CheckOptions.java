@@ -17,12 +17,39 @@ package dev.remora.check;
  * @param progressIntervalNs how often {@code progress} is told how far the search has got
  * @param progress         the listener, or {@code null} for none; called from a search thread,
  *                         never by two threads at once
+ * @param linearizations   whether to hand back, for every partition found linearizable, the
+ *                         order the search found ({@link CheckResult#linearizations()}), for
+ *                         reports; it costs one copy of the search's stack per partition
  */
 public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallelism, boolean explain,
-                           long progressIntervalNs, java.util.function.Consumer<CheckProgress> progress) {
+                           long progressIntervalNs, java.util.function.Consumer<CheckProgress> progress,
+                           boolean linearizations) {
     /** Defaults: no time limit, half the free heap, one thread per core, with explanations, no progress. */
     public static final CheckOptions DEFAULTS = new CheckOptions(Long.MAX_VALUE, 0,
-            Runtime.getRuntime().availableProcessors(), true, 0, null);
+            Runtime.getRuntime().availableProcessors(), true, 0, null, false);
+
+    /**
+     * Settings without the linearizations of linearizable partitions.
+     *
+     * @param timeLimitNs        the time limit
+     * @param memoryLimitBytes   the memory limit, 0 for half the free heap
+     * @param parallelism        partitions checked at once
+     * @param explain            whether to explain a failure
+     * @param progressIntervalNs how often {@code progress} is called
+     * @param progress           the listener, or {@code null}
+     */
+    public CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallelism, boolean explain,
+                        long progressIntervalNs, java.util.function.Consumer<CheckProgress> progress) {
+        this(timeLimitNs, memoryLimitBytes, parallelism, explain, progressIntervalNs, progress, false);
+    }
+
+    /**
+     * @param on whether to hand back the order found for each linearizable partition
+     * @return a copy
+     */
+    public CheckOptions withLinearizations(boolean on) {
+        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, explain, progressIntervalNs, progress, on);
+    }
 
     /**
      * Reports progress while the partitions are searched: the listener is called about every
@@ -35,7 +62,7 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      */
     public CheckOptions withProgress(double intervalSeconds, java.util.function.Consumer<CheckProgress> listener) {
         long ns = intervalSeconds >= 9.2e9 ? Long.MAX_VALUE : Math.max(0, (long) (intervalSeconds * 1e9));
-        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, explain, ns, listener);
+        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, explain, ns, listener, linearizations);
     }
 
     /**
@@ -44,7 +71,7 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      */
     public CheckOptions withTimeLimitSeconds(double seconds) {
         long ns = seconds >= 9.2e9 ? Long.MAX_VALUE : (long) (seconds * 1e9);
-        return new CheckOptions(ns, memoryLimitBytes, parallelism, explain, progressIntervalNs, progress);
+        return new CheckOptions(ns, memoryLimitBytes, parallelism, explain, progressIntervalNs, progress, linearizations);
     }
 
     /**
@@ -52,7 +79,7 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      * @return a copy with that limit
      */
     public CheckOptions withMemoryLimitBytes(long bytes) {
-        return new CheckOptions(timeLimitNs, bytes, parallelism, explain, progressIntervalNs, progress);
+        return new CheckOptions(timeLimitNs, bytes, parallelism, explain, progressIntervalNs, progress, linearizations);
     }
 
     /**
@@ -61,7 +88,7 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      */
     public CheckOptions withParallelism(int threads) {
         return new CheckOptions(timeLimitNs, memoryLimitBytes, Math.max(1, threads), explain, progressIntervalNs,
-                progress);
+                progress, linearizations);
     }
 
     /**
@@ -69,6 +96,6 @@ public record CheckOptions(long timeLimitNs, long memoryLimitBytes, int parallel
      * @return a copy
      */
     public CheckOptions withExplain(boolean on) {
-        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, on, progressIntervalNs, progress);
+        return new CheckOptions(timeLimitNs, memoryLimitBytes, parallelism, on, progressIntervalNs, progress, linearizations);
     }
 }

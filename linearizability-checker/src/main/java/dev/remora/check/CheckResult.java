@@ -10,7 +10,28 @@ package dev.remora.check;
  * @param partitions      partitions checked
  * @param statesExplored  memoised configurations visited, summed over partitions
  * @param elapsedNs       wall-clock time of the check
+ * @param linearizations  with {@link CheckOptions#linearizations()}: per partition of
+ *                        {@link Model#partition}, in its order, the order of operations the search
+ *                        found for a partition found linearizable (its prepared operations; the
+ *                        indeterminate ones left out did not take effect), or {@code null} for a
+ *                        partition not found linearizable (failed, undecided, or not searched once
+ *                        another failed); without it, an empty list
  */
 public record CheckResult(Verdict verdict, String cause, Failure failure, int operations, int partitions,
-                          long statesExplored, long elapsedNs) {
+                          long statesExplored, long elapsedNs, java.util.List<java.util.List<Operation>> linearizations) {
+    /**
+     * A result without linearizations.
+     *
+     * @param verdict        linearizable, not, or unknown
+     * @param cause          why unknown, or {@code null}
+     * @param failure        the explanation of a failure, or {@code null}
+     * @param operations     operations checked
+     * @param partitions     partitions checked
+     * @param statesExplored memoised configurations visited
+     * @param elapsedNs      wall-clock time of the check
+     */
+    public CheckResult(Verdict verdict, String cause, Failure failure, int operations, int partitions,
+                       long statesExplored, long elapsedNs) {
+        this(verdict, cause, failure, operations, partitions, statesExplored, elapsedNs, java.util.List.of());
+    }
 }

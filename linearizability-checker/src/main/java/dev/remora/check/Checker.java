@@ -120,9 +120,10 @@ public final class Checker {
         if (impossibleAt >= 0) {
             // Decided before any search: the first partition with an impossible operation fails.
             Failure f = failure(model, budget, options, prepared.get(impossibleAt), parts.get(impossibleAt), impossible);
-            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, 0, System.nanoTime() - start);
+            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, 0, System.nanoTime() - start,
+                    options.linearizations() ? Collections.nCopies(np, null) : List.of());
         }
-        Rounds<S> rounds = new Rounds<>(model, budget, prepared, options.parallelism());
+        Rounds<S> rounds = new Rounds<>(model, budget, prepared, options.parallelism(), options.linearizations());
         if (options.progress() != null) {
             budget.progress(options.progressIntervalNs(), () -> options.progress().accept(rounds.progress(start)));
         }
@@ -132,13 +133,15 @@ public final class Checker {
         if (rounds.failed() >= 0) {
             int p = rounds.failed();
             Failure f = failure(model, budget, options, prepared.get(p), parts.get(p), null);
-            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, states, System.nanoTime() - start);
+            return new CheckResult(Verdict.NOT_LINEARIZABLE, null, f, opCount, np, states, System.nanoTime() - start,
+                    rounds.orders());
         }
         if (rounds.undecidedCause() != null) {
             return new CheckResult(Verdict.UNKNOWN, rounds.undecidedCause(), null, opCount, np, states,
-                    System.nanoTime() - start);
+                    System.nanoTime() - start, rounds.orders());
         }
-        return new CheckResult(Verdict.LINEARIZABLE, null, null, opCount, np, states, System.nanoTime() - start);
+        return new CheckResult(Verdict.LINEARIZABLE, null, null, opCount, np, states, System.nanoTime() - start,
+                rounds.orders());
     }
 
     private static <S> Failure failure(Model<S> model, Budget budget, CheckOptions options, List<Operation> prepared,
@@ -178,13 +181,16 @@ public final class Checker {
         /** Created at a partition's first run and dropped once it is decided (its arrays go with it). */
         private final List<WglSearch<S>> searches;
         private final long[] counted;
+        /** With {@link CheckOptions#linearizations()}: the order found per linearizable partition; else {@code null}. */
+        private final List<List<Operation>> orders;
         /** Partitions not yet decided, for progress reports. */
         private volatile int left;
         private int failed = -1;
         private String undecidedCause;
 
-        Rounds(Model<S> model, Budget budget, List<List<Operation>> prepared, int threads) {
+        Rounds(Model<S> model, Budget budget, List<List<Operation>> prepared, int threads, boolean keepOrders) {
             this.model = model;
+            this.orders = keepOrders ? new ArrayList<>(Collections.nCopies(prepared.size(), null)) : null;
             this.budget = budget;
             this.prepared = prepared;
             this.threads = threads;
@@ -198,6 +204,11 @@ public final class Checker {
 
         String undecidedCause() {
             return undecidedCause;
+        }
+
+        /** @return the orders found, {@code null} for partitions not found linearizable; empty when not kept */
+        List<List<Operation>> orders() {
+            return orders == null ? List.of() : Collections.unmodifiableList(orders);
         }
 
         long states() {
@@ -255,6 +266,14 @@ public final class Checker {
                     if (o == SearchOutcome.STOPPED && undecidedCause == null) {
                         undecidedCause = s.stopCause();
                     }
+                    if (o == SearchOutcome.LINEARIZABLE && orders != null) {
+                        List<Operation> part = prepared.get(p);
+                        List<Operation> order = new ArrayList<>();
+                        for (int i : s.bestLinearization()) {
+                            order.add(part.get(i));
+                        }
+                        orders.set(p, order);
+                    }
                     searches.set(p, null);
                 }
                 if (failed >= 0) {
@@ -286,6 +305,7 @@ public final class Checker {
                         // Each partition is run by one thread per round; the round's end (the
                         // futures' get) publishes it to the next round's threads.
                         s = new WglSearch<>(model, model.init(), prepared.get(p), budget, false);
+                        s.keepOrder(orders != null);
                         searches.set(p, s);
                     }
                     s.memoryLimitBytes(shares[p]);

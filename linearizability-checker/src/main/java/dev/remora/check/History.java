@@ -17,6 +17,8 @@ public final class History {
     private final String source;
     private final HistoryFormat format;
     private final List<Operation> operations;
+    /** The time of the event at each position, or {@code null} when some event has none. */
+    private final long[] times;
 
     /**
      * Creates a history from operations already paired.
@@ -26,9 +28,38 @@ public final class History {
      * @param operations the operations; ids must be their indices
      */
     public History(String source, HistoryFormat format, List<Operation> operations) {
+        this(source, format, operations, null);
+    }
+
+    /**
+     * Creates a history from operations already paired, with the times of its events.
+     *
+     * @param source     a name for messages, usually the file name
+     * @param format     the format it was read from, or {@code null}
+     * @param operations the operations; ids must be their indices
+     * @param times      the time in nanoseconds of the event at each position, or {@code null}
+     */
+    public History(String source, HistoryFormat format, List<Operation> operations, long[] times) {
         this.source = source;
         this.format = format;
         this.operations = Collections.unmodifiableList(operations);
+        this.times = times;
+    }
+
+    /**
+     * The recorded time of the event at a position, for reports only (times never order events).
+     *
+     * @param position an operation's {@link Operation#call() call} or {@link Operation#ret() ret}
+     * @return the time in nanoseconds, or {@link Event#NO_TIME} when the events have no times
+     *         (all of them are needed) or the position is {@link Operation#INFINITY}
+     */
+    public long timeAt(long position) {
+        return times == null || position < 0 || position >= times.length ? Event.NO_TIME : times[(int) position];
+    }
+
+    /** @return whether every event of the history has a time */
+    public boolean hasTimes() {
+        return times != null;
     }
 
     /** @return the source name */
@@ -178,6 +209,14 @@ public final class History {
             ops.add(new Operation(ops.size(), inv.process(), inv.function(), key, inv.value(), output,
                     call, ret, inv.line(), retLine));
         }
-        return new History(source, format, ops);
+        long[] times = new long[events.size()];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = events.get(i).timeNs();
+            if (times[i] == Event.NO_TIME) {
+                times = null;
+                break;
+            }
+        }
+        return new History(source, format, ops, times == null || times.length == 0 ? null : times);
     }
 }

@@ -34,6 +34,8 @@ import java.util.function.Predicate;
  *
  * <p>Each thread is a process, with an integer id; after an {@code info} the thread gets a fresh
  * id, since a crashed process may not invoke again. A thread has at most one open operation.
+ * Where processes are not threads (several simulated processes on one thread, or an operation
+ * completed on another thread), each takes a {@link #client()} of its own.
  *
  * <p>Events are kept in memory ({@link #inMemory()}) or streamed as Remora's JSON Lines to a file
  * ({@link Builder#writeTo}), through a bounded buffer and without keeping them, for histories of
@@ -175,14 +177,14 @@ public final class HistoryRecorder implements AutoCloseable {
 
     /** A recorded invocation, completed once by {@link #ok}, {@link #fail} or {@link #info}. */
     public final class Invocation {
-        private final ThreadProcess owner;
+        private final Client owner;
         private final long process;
         private final String function;
         private final Object key;
         private final Object input;
         private boolean done;
 
-        private Invocation(ThreadProcess owner, String function, Object key, Object input) {
+        private Invocation(Client owner, String function, Object key, Object input) {
             this.owner = owner;
             this.process = owner.id;
             this.function = function;
@@ -229,10 +231,101 @@ public final class HistoryRecorder implements AutoCloseable {
         }
     }
 
-    /** A thread's process: its id, and whether it has an open operation. Guarded by the lock. */
-    private static final class ThreadProcess {
-        long id;
-        boolean open;
+    /**
+     * A process of the history that is not tied to a thread: a client in Jepsen's sense. Use one
+     * per simulated process when the operations of several processes run on one thread (as in a
+     * deterministic scheduler), or when an operation starts on one thread and completes on
+     * another. Like a thread's process, it has at most one open operation, and after an
+     * {@code info} it takes a fresh id. Safe to use from any thread.
+     */
+    public final class Client {
+        /** Guarded by the recorder's lock. */
+        private long id;
+        /** Guarded by the recorder's lock. */
+        private boolean open;
+
+        private Client() {
+            this.id = nextProcess.getAndIncrement();
+        }
+
+        /** @return the id that this client's next operation is recorded with */
+        public long process() {
+            synchronized (lock) {
+                return id;
+            }
+        }
+
+        /**
+         * Records an invocation by this client; complete it with {@link Invocation#ok},
+         * {@link Invocation#fail} or {@link Invocation#info}. Call it before the operation starts.
+         *
+         * @param function the operation's name, such as {@code read}
+         * @param key      the key, or {@code null}
+         * @param input    the argument ({@code null} for a read)
+         * @return the invocation
+         * @throws IllegalStateException when the client has an open operation, or the recorder is closed
+         */
+        public Invocation invoke(String function, Object key, Object input) {
+            Objects.requireNonNull(function, "function");
+            synchronized (lock) {
+                if (open) {
+                    throw new IllegalStateException("process " + id + " (thread " + Thread.currentThread().getName()
+                            + ") already has an open operation; expected it to be completed first");
+                }
+                Invocation inv = new Invocation(this, function, key, input);
+                append(id, EventType.INVOKE, function, key, input);
+                open = true;
+                return inv;
+            }
+        }
+
+        /**
+         * Runs an operation as this client and records it, as {@link HistoryRecorder#call} does.
+         *
+         * @param function the operation's name
+         * @param key      the key, or {@code null}
+         * @param input    the argument
+         * @param action   the operation
+         * @param <T>      its result type
+         * @param <E>      what it throws
+         * @return its result
+         * @throws E its failure
+         */
+        public <T, E extends Throwable> T call(String function, Object key, Object input, Action<T, E> action)
+                throws E {
+            Invocation inv = invoke(function, key, input); // before the operation starts
+            T result;
+            try {
+                result = action.run();
+            } catch (Throwable t) {
+                if (t instanceof Error || unknown.test(t)) {
+                    inv.info();
+                } else {
+                    inv.fail();
+                }
+                throw t;
+            }
+            inv.ok(result); // after it returned
+            return result;
+        }
+
+        /**
+         * Runs an operation that returns nothing as this client, as {@link HistoryRecorder#run} does.
+         *
+         * @param function the operation's name
+         * @param key      the key, or {@code null}
+         * @param input    the argument
+         * @param action   the operation
+         * @param <E>      what it throws
+         * @throws E its failure
+         */
+        public <E extends Throwable> void run(String function, Object key, Object input, VoidAction<E> action)
+                throws E {
+            call(function, key, input, () -> {
+                action.run();
+                return input;
+            });
+        }
     }
 
     private final Object lock = new Object();
@@ -241,7 +334,7 @@ public final class HistoryRecorder implements AutoCloseable {
     private final Path file;
     private final String name;
     private final AtomicLong nextProcess = new AtomicLong();
-    private final ThreadLocal<ThreadProcess> processes;
+    private final ThreadLocal<Client> processes;
     /** Guarded by the lock; {@code null} when writing to a file. */
     private final List<Event> events;
     /** Guarded by the lock; {@code null} when recording in memory. */
@@ -254,11 +347,7 @@ public final class HistoryRecorder implements AutoCloseable {
         this.clock = b.clock;
         this.file = b.file;
         this.name = b.file != null && b.name.equals("recorded") ? b.file.toString() : b.name;
-        this.processes = ThreadLocal.withInitial(() -> {
-            ThreadProcess p = new ThreadProcess();
-            p.id = nextProcess.getAndIncrement();
-            return p;
-        });
+        this.processes = ThreadLocal.withInitial(Client::new);
         if (file == null) {
             events = new ArrayList<>();
             out = null;
@@ -300,18 +389,16 @@ public final class HistoryRecorder implements AutoCloseable {
      * @throws IllegalStateException when the thread has an open operation, or the recorder is closed
      */
     public Invocation invoke(String function, Object key, Object input) {
-        Objects.requireNonNull(function, "function");
-        ThreadProcess p = processes.get();
-        synchronized (lock) {
-            if (p.open) {
-                throw new IllegalStateException("process " + p.id + " (thread " + Thread.currentThread().getName()
-                        + ") already has an open operation; expected it to be completed first");
-            }
-            Invocation inv = new Invocation(p, function, key, input);
-            append(p.id, EventType.INVOKE, function, key, input);
-            p.open = true;
-            return inv;
-        }
+        return processes.get().invoke(function, key, input);
+    }
+
+    /**
+     * A new process that is not tied to a thread.
+     *
+     * @return the client
+     */
+    public Client client() {
+        return new Client();
     }
 
     /**
@@ -329,20 +416,7 @@ public final class HistoryRecorder implements AutoCloseable {
      * @throws E its failure
      */
     public <T, E extends Throwable> T call(String function, Object key, Object input, Action<T, E> action) throws E {
-        Invocation inv = invoke(function, key, input); // before the operation starts
-        T result;
-        try {
-            result = action.run();
-        } catch (Throwable t) {
-            if (t instanceof Error || unknown.test(t)) {
-                inv.info();
-            } else {
-                inv.fail();
-            }
-            throw t;
-        }
-        inv.ok(result); // after it returned
-        return result;
+        return processes.get().call(function, key, input, action);
     }
 
     /**
@@ -357,10 +431,7 @@ public final class HistoryRecorder implements AutoCloseable {
      * @throws E its failure
      */
     public <E extends Throwable> void run(String function, Object key, Object input, VoidAction<E> action) throws E {
-        call(function, key, input, () -> {
-            action.run();
-            return input;
-        });
+        processes.get().run(function, key, input, action);
     }
 
     /** @return the number of events recorded so far */

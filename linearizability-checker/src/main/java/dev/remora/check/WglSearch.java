@@ -77,6 +77,7 @@ final class WglSearch<S> {
 
     private int[] bestLinearization = new int[0];
     private int blocking = -1;
+    private boolean keepOrder;
 
     WglSearch(Model<S> model, S init, List<Operation> ops, Budget budget, boolean record) {
         this.model = model;
@@ -167,7 +168,15 @@ final class WglSearch<S> {
         this.cancelled = condition;
     }
 
-    /** @return local indices of the longest partial linearization seen (only when recording) */
+    /** Makes a search that succeeds keep the order it found ({@link #bestLinearization}) even when not recording. */
+    void keepOrder(boolean on) {
+        this.keepOrder = on;
+    }
+
+    /**
+     * @return local indices of the longest partial linearization seen (only when recording), or
+     *         of the whole linearization found (when recording or {@linkplain #keepOrder keeping the order})
+     */
     int[] bestLinearization() {
         return bestLinearization;
     }
@@ -251,7 +260,7 @@ final class WglSearch<S> {
         try {
             while (true) {
                 if (linOk == okCount) {
-                    if (record) {
+                    if (record || keepOrder) {
                         bestLinearization = Arrays.copyOf(stackOp, sp);
                         blocking = -1;
                     }

@@ -125,6 +125,44 @@ class HistoryRecorderTest {
     }
 
     @Test
+    void shouldRecordClientsThatAreNotThreads() throws Exception {
+        HistoryRecorder rec = HistoryRecorder.builder().unknownOutcomeOn(TimeoutException.class).build();
+        HistoryRecorder.Client a = rec.client();
+        HistoryRecorder.Client b = rec.client();
+        assertNotEquals(a.process(), b.process());
+        // Two processes with overlapping operations on one thread: a's write spans b's read.
+        HistoryRecorder.Invocation w = a.invoke("write", null, 1L);
+        assertThrows(IllegalStateException.class, () -> a.invoke("read", null, null), "one open operation per client");
+        long seen = b.call("read", null, null, () -> 1L);
+        w.ok(1L);
+        assertEquals(1L, seen);
+        // An operation invoked on one thread completes on another.
+        HistoryRecorder.Invocation late = b.invoke("write", null, 2L);
+        Thread t = new Thread(() -> late.ok(2L));
+        t.start();
+        t.join();
+        // After an info the client is a fresh process; a thread's own process is apart from every client.
+        long before = a.process();
+        assertThrows(TimeoutException.class, () -> a.run("write", null, 3L, () -> {
+            throw new TimeoutException("no completion");
+        }));
+        assertNotEquals(before, a.process());
+        a.call("read", null, null, () -> 3L);
+        rec.call("read", null, null, () -> 3L);
+        List<Event> events = eventsOf(rec);
+        assertEquals(List.of(EventType.INVOKE, EventType.INVOKE, EventType.OK, EventType.OK, EventType.INVOKE,
+                EventType.OK, EventType.INVOKE, EventType.INFO, EventType.INVOKE, EventType.OK, EventType.INVOKE,
+                EventType.OK),
+                events.stream().map(Event::type).toList());
+        assertEquals(events.get(1).process(), events.get(2).process(), "b's read");
+        assertEquals(events.get(0).process(), events.get(3).process(), "a's write");
+        assertEquals(4, events.stream().map(Event::process).distinct().count(), "a, b, a after its info, the thread");
+        assertEquals(a.process(), events.get(8).process());
+        assertEquals(Verdict.LINEARIZABLE, Checker.check(rec.history(), Models.register(0)).verdict(),
+                "the timed-out write of 3 may have taken effect");
+    }
+
+    @Test
     void shouldStreamJsonLinesToAFileWithoutKeepingTheEvents() throws Exception {
         Path file = tmp.resolve("h.jsonl");
         int threads = 2;

@@ -7,6 +7,7 @@ import dev.remora.verbs.VerbsTimeoutException;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 
 /**
@@ -59,7 +60,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     private void run() {
         try {
             while (!stopping) {
-                java.util.concurrent.locks.LockSupport.parkNanos(this, periodNs);
+                LockSupport.parkNanos(this, periodNs);
                 if (stopping) {
                     break;
                 }
@@ -188,7 +189,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     @Override
     public void close() {
         stopping = true;
-        java.util.concurrent.locks.LockSupport.unpark(thread);
+        LockSupport.unpark(thread);
         if (Thread.currentThread() == thread) {
             return;
         }

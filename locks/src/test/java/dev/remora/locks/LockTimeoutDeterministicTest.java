@@ -12,6 +12,7 @@ import dev.remora.verbs.det.DetRuns;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -84,17 +85,17 @@ class LockTimeoutDeterministicTest {
     }
 
     private static void check(LockKind kind, boolean blocking) {
-        int[] timeouts = {0};
-        DetRuns.forEachSeed(1, SEEDS, seed -> {
+        AtomicInteger timeouts = new AtomicInteger();
+        DetRuns.forEachSeedInParallel(1, SEEDS, seed -> {
             Outcome o = run(kind, seed, blocking);
             assertTrue(o.result().finished() && o.result().failures().isEmpty(),
                 () -> kind + (blocking ? " lock() cut by a deadline" : " lock(timeout)") + ": "
                     + o.result().describe());
             assertEquals(1, o.maxInside(), "two threads inside the critical section");
             assertEquals(THREADS * ROUNDS, o.counter(), "an increment under the lock was lost");
-            timeouts[0] += o.timeouts();
+            timeouts.addAndGet(o.timeouts());
         });
-        assertTrue(timeouts[0] > 0, "no acquire timed out: the test did not test anything");
+        assertTrue(timeouts.get() > 0, "no acquire timed out: the test did not test anything");
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.remora.verbs.det.DetRuns;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -87,8 +88,8 @@ class ReadWriteLockDeterministicTest {
     }
 
     private static void check(boolean timeouts) {
-        int[] cut = {0};
-        DetRuns.forEachSeed(1, SEEDS, seed -> {
+        AtomicInteger cut = new AtomicInteger();
+        DetRuns.forEachSeedInParallel(1, SEEDS, seed -> {
             Outcome o = run(seed, timeouts);
             assertTrue(o.result().finished() && o.result().failures().isEmpty(), o.result().describe());
             assertEquals(1, o.writersInside(), "two writers inside");
@@ -96,10 +97,10 @@ class ReadWriteLockDeterministicTest {
             assertEquals(0, o.tornReads(), "a reader saw a writer's critical section half done");
             assertEquals(2 * ROUNDS, o.reads());
             assertEquals(2 * ROUNDS, o.x(), "a write under the lock was lost");
-            cut[0] += o.timeouts();
+            cut.addAndGet(o.timeouts());
         });
         if (timeouts) {
-            assertTrue(cut[0] > 0, "no acquire timed out: the test did not test anything");
+            assertTrue(cut.get() > 0, "no acquire timed out: the test did not test anything");
         }
     }
 

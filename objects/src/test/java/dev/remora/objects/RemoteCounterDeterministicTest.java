@@ -1,11 +1,9 @@
 package dev.remora.objects;
 
-import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
-import dev.remora.check.Event;
-import dev.remora.check.EventType;
 import dev.remora.check.History;
-import dev.remora.check.HistoryFormat;
+import dev.remora.check.HistoryRecorder;
+import dev.remora.check.Operation;
 import dev.remora.check.Verdict;
 import dev.remora.check.model.CounterModel;
 import dev.remora.verbs.Access;
@@ -22,7 +20,6 @@ import dev.remora.verbs.det.DetRuns;
 import dev.remora.verbs.det.FaultPlan;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -102,46 +99,40 @@ class RemoteCounterDeterministicTest {
 
     /**
      * Three clients increment and read the counter while the link from client c0 to the home is cut at a step drawn
-     * from the seed. Every operation is recorded: ok with its result; {@code info} when the exception says the outcome
-     * is unknown (RETRY_EXC_ERR: the FETCH_ADD may have executed at the home, its answer lost with the link); fail
-     * only for a refusal. A process whose operation ended {@code info} is crashed, so the client continues as a new
-     * process.
+     * from the seed. Every operation is recorded by a {@link HistoryRecorder}: ok with its result; {@code info} when
+     * the exception says the outcome is unknown (RETRY_EXC_ERR: the FETCH_ADD may have executed at the home, its
+     * answer lost with the link), if the recorder is told so; fail otherwise. After an {@code info} the recorder
+     * continues the client as a new process, since a crashed process does not invoke again.
      *
-     * @param indeterminateAs how the history records an operation whose outcome is unknown
+     * @param unknownAsInfo whether the recorder marks an indeterminate {@link RemoteAccessException} as an unknown
+     *                      outcome (the right way) or lets it be recorded as failed (the control)
      * @return the history
      */
-    private static List<Event> recordUnderACutLink(long seed, EventType indeterminateAs) {
+    private static History recordUnderACutLink(long seed, boolean unknownAsInfo) {
         SplittableRandom random = new SplittableRandom(seed);
         FaultPlan plan = FaultPlan.of(new FaultPlan.CutLink(random.nextLong(20, 160), 0, 1));
         DetFabric f = DetFabric.open(new DetContext().seed(seed).faults(plan));
         Node home = f.addNode("home");
         MemoryRegion region = home.allocate(RemoteCounterDescriptor.LENGTH, Access.ALL);
         RemoteAddress word = region.remote(RemoteCounterDescriptor.VALUE_OFFSET);
-        List<Event> history = new ArrayList<>();
+        HistoryRecorder history = HistoryRecorder.builder().clock(f::nanoTime).name("det-run")
+            .unknownOutcomeWhen(e -> unknownAsInfo && e instanceof RemoteAccessException r && r.isIndeterminate())
+            .build();
         for (int c = 0; c < CLIENTS; c++) {
             Node n = f.addNode("c" + c);
-            int client = c;
+            HistoryRecorder.Client process = history.client();
             f.spawn(n, "client" + c, () -> {
-                long process = client * 100L;
                 try (Endpoint ep = Endpoint.open(n)) {
                     RemoteCounter counter = RemoteCounter.attach(ep, word);
                     for (int i = 0; i < 2 * EACH; i++) {
-                        boolean read = i % 2 == 1;
-                        String function = read ? "read" : "add";
-                        history.add(new Event(process, EventType.INVOKE, function, null, read ? null : 1L,
-                            ep.nanoTime(), 0));
                         try {
-                            Long value = read ? counter.get() : null;
-                            if (!read) {
-                                counter.incrementAndGet();
+                            if (i % 2 == 1) {
+                                process.call("read", null, null, counter::get);
+                            } else {
+                                process.run("add", null, 1L, counter::incrementAndGet);
                             }
-                            history.add(new Event(process, EventType.OK, function, null, value, ep.nanoTime(), 0));
                         } catch (RemoteAccessException e) {
-                            EventType type = e.isIndeterminate() ? indeterminateAs : EventType.FAIL;
-                            history.add(new Event(process, type, function, null, null, ep.nanoTime(), 0));
-                            if (type == EventType.INFO) {
-                                process++; // a crashed process does not invoke again
-                            }
+                            // recorded as info or fail; the client goes on
                         }
                     }
                 }
@@ -149,31 +140,20 @@ class RemoteCounterDeterministicTest {
         }
         DetFabric.Result r = f.run();
         assertTrue(r.finished() && r.failures().isEmpty(), r.describe() + " " + f.firstFailure());
-        return history;
+        return history.history();
     }
 
-    private static Verdict check(List<Event> history) {
-        List<Event> numbered = new ArrayList<>();
-        for (int i = 0; i < history.size(); i++) {
-            Event e = history.get(i);
-            numbered.add(new Event(e.process(), e.type(), e.function(), null, e.value(), e.timeNs(), i + 1));
-        }
-        try {
-            CheckResult c = Checker.check(History.fromEvents("det-run", HistoryFormat.JSONL, numbered),
-                new CounterModel(0));
-            return c.verdict();
-        } catch (dev.remora.check.MalformedHistoryException e) {
-            throw new AssertionError(e);
-        }
+    private static Verdict check(History history) {
+        return Checker.check(history, new CounterModel(0)).verdict();
     }
 
     @Test
     void shouldRecordIncrementsWithUnknownOutcomeAsInfoAndStayLinearizable() {
         int unknown = 0;
         for (long seed = 1; seed <= 200; seed++) {
-            List<Event> h = recordUnderACutLink(seed, EventType.INFO);
-            assertEquals(Verdict.LINEARIZABLE, check(h), "seed " + seed + ": " + h);
-            unknown += (int) h.stream().filter(e -> e.type() == EventType.INFO).count();
+            History h = recordUnderACutLink(seed, true);
+            assertEquals(Verdict.LINEARIZABLE, check(h), "seed " + seed + ": " + h.operations());
+            unknown += (int) h.operations().stream().filter(Operation::isIndeterminate).count();
         }
         assertTrue(unknown > 0, "the cut link made some operations indeterminate");
     }
@@ -183,7 +163,7 @@ class RemoteCounterDeterministicTest {
     void shouldBeNonLinearizableWhenIndeterminateIncrementsAreRecordedAsFailed() {
         long refuted = 0;
         for (long seed = 1; seed <= 200; seed++) {
-            if (check(recordUnderACutLink(seed, EventType.FAIL)) == Verdict.NOT_LINEARIZABLE) {
+            if (check(recordUnderACutLink(seed, false)) == Verdict.NOT_LINEARIZABLE) {
                 refuted++;
             }
         }

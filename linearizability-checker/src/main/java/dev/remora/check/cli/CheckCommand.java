@@ -237,6 +237,9 @@ public final class CheckCommand implements Callable<Integer> {
         if (threads > 0) {
             opts = opts.withParallelism(threads);
         }
+        if (html != null) {
+            opts = opts.withLinearizations(true); // the time line numbers the steps of linearizable partitions too
+        }
         final CheckOptions base = opts;
         List<FileReport> reports = new ArrayList<>();
         boolean malformed = false;

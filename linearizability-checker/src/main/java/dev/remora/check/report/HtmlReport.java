@@ -2,15 +2,20 @@ package dev.remora.check.report;
 
 import dev.remora.check.CheckResult;
 import dev.remora.check.Failure;
+import dev.remora.check.History;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 import dev.remora.check.Verdict;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,26 +23,45 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Renders reports as one self-contained HTML page (inline CSS and SVG, no scripts, no external
- * resources). For each file: the verdict; for a failure, the reason, a time line with one row
- * per process showing a window of the failing partition (the smallest failing window plus the
- * end of the partial linearization, at most {@value #MAX_DRAWN} operations, so the page stays
- * small for any history size), the steps of the partial linearization with the state after
- * each, and the operations of the window. Colours: green operations are linearized (numbered in
- * order), the red one cannot be linearized, orange ones are the rest of the failing window,
- * grey ones are context; a dashed outline marks an indeterminate operation.
+ * Renders reports as one self-contained HTML page with an explorable time line per file (inline
+ * CSS, script and data; no external resources).
+ *
+ * <p>The page has a summary table of all files, then for every file that could be read, whatever
+ * its verdict, a time line drawn on a canvas: one row per process, each operation a bar from its
+ * invocation to its completion (an indeterminate one runs to the end, dashed). A selector picks
+ * the partition (the failing one first); the axis is either <em>ordinal</em> (every event of the
+ * partition one slot, so dense histories stay readable) or proportional to the events' recorded
+ * times, when every event has one. Wheel, buttons and keys zoom, dragging and the horizontal
+ * wheel pan; hovering or clicking an operation shows its description, process, source lines,
+ * event slots, times and its step in the linearization: for a linearizable partition the order
+ * the search found (the check must be run with {@link dev.remora.check.CheckOptions#linearizations()}),
+ * for the failing partition the longest partial linearization, with the operation that cannot be
+ * linearized in red, in view on load, and the reason above. Colours: green linearized (numbered),
+ * red cannot be linearized, orange the rest of the smallest failing window, grey not linearized;
+ * a dashed outline marks an indeterminate operation.
+ *
+ * <p>The data is embedded as compact JSON, per partition in columns: per operation a process
+ * index, an index into a table of distinct descriptions, deltas of event slots, of times (at a
+ * resolution of a billionth of the partition's span) and of source lines, and the
+ * linearization as deltas of operation indices. The script draws only the operations that
+ * intersect the visible range, at most one bar per pixel column per visible row (operations
+ * that fall in a column already drawn are skipped), so 10<sup>5</sup> operations stay fluid. For
+ * a failure, the last {@value #MAX_STEPS_LISTED} steps of the partial linearization and the
+ * operations of the window are also listed as tables, readable without the script.
  */
 public final class HtmlReport {
-    /** Most operations drawn per failure. */
-    public static final int MAX_DRAWN = 160;
-    /** Most steps at the end of the partial linearization that are drawn, besides the window. */
-    public static final int LAST_STEPS_DRAWN = 12;
     /** Most partial-linearization steps listed per failure. */
     public static final int MAX_STEPS_LISTED = 40;
+    /** Most operations of the failing window listed per failure. */
+    public static final int MAX_WINDOW_LISTED = 160;
+    /** Most states (the last ones) of a partial linearization embedded for the tooltips. */
+    public static final int MAX_STATES_EMBEDDED = 2000;
+    /** States longer than this are cut for the tooltips. */
+    public static final int MAX_STATE_CHARS = 240;
+    /** Id of the script element holding the data. */
+    public static final String DATA_ID = "remora-data";
 
-    private static final int ROW_PX = 34;
-    private static final int LEFT_PX = 70;
-    private static final int WIDTH_PX = 1100;
+    private static final String RESOURCES = "/dev/remora/check/report/";
 
     private HtmlReport() {
     }
@@ -51,17 +75,8 @@ public final class HtmlReport {
     public static String render(List<FileReport> reports) {
         StringBuilder sb = new StringBuilder(16384);
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-          .append("<title>Remora linearizability report</title>\n<style>\n")
-          .append("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}")
-          .append("h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-top:1px solid #ccc;padding-top:12px}")
-          .append("table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}")
-          .append("th{background:#f4f4f4}.v-linearizable{color:#1a7f37;font-weight:bold}")
-          .append(".v-not-linearizable{color:#cf222e;font-weight:bold}.v-unknown{color:#9a6700;font-weight:bold}")
-          .append(".v-malformed{color:#8250df;font-weight:bold}.reason{background:#fff4f4;border-left:4px solid #cf222e;")
-          .append("padding:8px 12px}code{background:#f4f4f4;padding:0 3px}.legend span{display:inline-block;")
-          .append("padding:1px 8px;margin-right:8px;border-radius:3px}svg text{font:11px monospace}")
-          .append("tr.blocking td{background:#ffe0e0}tr.lin td:first-child{color:#1a7f37}")
-          .append("\n</style></head><body>\n<h1>Remora linearizability report</h1>\n");
+          .append("<title>Remora linearizability report</title>\n<style>\n").append(resource("timeline.css"))
+          .append("</style></head><body>\n<h1>Remora linearizability report</h1>\n");
         sb.append("<table class=\"summary\"><tr><th>file</th><th>model</th><th>verdict</th><th>operations</th>")
           .append("<th>partitions</th><th>states explored</th><th>time</th><th>note</th></tr>\n");
         for (FileReport r : reports) {
@@ -80,49 +95,61 @@ public final class HtmlReport {
               .append(res.cause() == null ? "" : esc(res.cause())).append("</td></tr>\n");
         }
         sb.append("</table>\n");
+        sb.append("<p class=\"legend\"><span class=\"lg-lin\">linearized (step n)</span>")
+          .append("<span class=\"lg-bad\">cannot be linearized</span>")
+          .append("<span class=\"lg-win\">in the failing window</span>")
+          .append("<span class=\"lg-none\">not linearized</span>")
+          .append("<span class=\"lg-ind\">indeterminate</span>")
+          .append(" Wheel or <kbd>+</kbd>/<kbd>-</kbd>: zoom; drag, shift+wheel or <kbd>←</kbd>/<kbd>→</kbd>:")
+          .append(" pan; <kbd>↑</kbd>/<kbd>↓</kbd>: rows; <kbd>0</kbd>: fit; <kbd>f</kbd>: failing operation;")
+          .append(" <kbd>a</kbd>: axis; hover or click an operation for details.</p>\n");
+        StringBuilder json = new StringBuilder(1 << 16);
+        json.append('[');
+        int index = 0;
         for (FileReport r : reports) {
-            if (r.result() != null && r.result().verdict() == Verdict.NOT_LINEARIZABLE) {
-                failure(sb, r);
+            if (r.result() == null || r.history() == null) {
+                continue;
             }
+            if (index > 0) {
+                json.append(',');
+            }
+            fileSection(sb, r, index);
+            fileData(json, r);
+            index++;
         }
-        sb.append("</body></html>\n");
+        json.append(']');
+        sb.append("<script type=\"application/json\" id=\"").append(DATA_ID).append("\">").append(json)
+          .append("</script>\n<script>\n").append(resource("timeline.js")).append("</script>\n</body></html>\n");
         return sb.toString();
     }
 
     @SuppressWarnings("unchecked")
-    private static void failure(StringBuilder sb, FileReport r) {
-        Failure f = r.result().failure();
-        Model<Object> m = (Model<Object>) r.model();
-        sb.append("<h2>").append(esc(r.file())).append(": not linearizable</h2>\n");
-        sb.append("<p class=\"reason\">").append(esc(f.reason())).append("</p>\n");
-        if (f.blocking() == null) {
-            return;
+    private static void fileSection(StringBuilder sb, FileReport r, int index) {
+        CheckResult res = r.result();
+        String verdict = res.verdict().cliName();
+        sb.append("<section class=\"file\" id=\"file-").append(index).append("\" data-index=\"").append(index)
+          .append("\">\n<h2>").append(esc(r.file())).append(": <span class=\"v-").append(verdict).append("\">")
+          .append(verdict).append("</span></h2>\n");
+        Failure f = res.failure();
+        if (f != null) {
+            sb.append("<p class=\"reason\">").append(esc(f.reason())).append("</p>\n");
+        } else if (res.cause() != null) {
+            sb.append("<p class=\"cause\">undecided: ").append(esc(res.cause())).append("</p>\n");
         }
-        Map<Operation, Integer> step = new IdentityHashMap<>();
-        for (int i = 0; i < f.partialLinearization().size(); i++) {
-            step.put(f.partialLinearization().get(i), i + 1);
+        sb.append("<div class=\"timeline\"></div>\n");
+        if (f != null && f.blocking() != null) {
+            steps(sb, (Model<Object>) r.model(), f);
         }
-        Map<Integer, Operation> window = new HashMap<>();
-        for (Operation op : f.window()) {
-            window.put(op.id(), op);
-        }
-        List<Operation> drawn = chooseDrawn(f);
-        sb.append("<p>Time line of ").append(drawn.size()).append(" of the ").append(f.partitionOperations().size())
-          .append(" operations").append(f.partitionKey() == null ? "" : " on key <code>"
-                  + esc(Values.show(f.partitionKey())) + "</code>")
-          .append(" (source lines ").append(drawn.stream().mapToInt(Operation::callLine).min().orElse(0)).append('–')
-          .append(drawn.stream().mapToInt(o -> Math.max(o.callLine(), o.returnLine())).max().orElse(0))
-          .append("). Smallest failing window: lines ").append(f.windowFirstLine()).append('–')
-          .append(f.windowLastLine()).append(", ").append(f.window().size()).append(" operations, from state <code>")
+        sb.append("</section>\n");
+    }
+
+    private static void steps(StringBuilder sb, Model<Object> m, Failure f) {
+        sb.append("<details><summary>Longest partial linearization (").append(f.partialLinearization().size())
+          .append(" steps) and the smallest failing window (lines ").append(f.windowFirstLine()).append('–')
+          .append(f.windowLastLine()).append(", ").append(f.window().size())
+          .append(f.window().size() == 1 ? " operation" : " operations").append(", from state <code>")
           .append(esc(f.states().get(f.windowStart()))).append("</code> after ").append(f.windowStart())
-          .append(" steps.</p>\n");
-        sb.append("<p class=\"legend\"><span style=\"background:#b7e4c7\">linearized (step n)</span>")
-          .append("<span style=\"background:#ff8a8a\">cannot be linearized</span>")
-          .append("<span style=\"background:#ffd8a8\">in the failing window</span>")
-          .append("<span style=\"background:#e6e6e6\">context</span>")
-          .append("<span style=\"border:1px dashed #555\">indeterminate</span></p>\n");
-        svg(sb, m, f, drawn, step, window);
-        sb.append("<h3>Longest partial linearization</h3>\n<table><tr><th>step</th><th>operation</th><th>process</th>")
+          .append(" steps)</summary>\n<table><tr><th>step</th><th>operation</th><th>process</th>")
           .append("<th>line</th><th>state after</th></tr>\n");
         List<Operation> p = f.partialLinearization();
         int from = Math.max(0, p.size() - MAX_STEPS_LISTED);
@@ -139,12 +166,13 @@ public final class HtmlReport {
         sb.append("<tr class=\"blocking\"><td>✗</td><td>").append(esc(m.describeOperation(b))).append("</td><td>")
           .append(esc(Values.show(b.process()))).append("</td><td>").append(b.callLine())
           .append("</td><td>cannot be linearized</td></tr>\n</table>\n");
-        sb.append("<h3>Operations of the smallest failing window</h3>\n<table><tr><th>operation</th><th>process</th>")
+        sb.append("<table><tr><th>operation of the window</th><th>process</th>")
           .append("<th>invoked (line)</th><th>completed (line)</th></tr>\n");
         int shown = 0;
         for (Operation op : f.window()) {
-            if (shown++ == MAX_DRAWN) {
-                sb.append("<tr><td colspan=\"4\">… ").append(f.window().size() - MAX_DRAWN).append(" more</td></tr>\n");
+            if (shown++ == MAX_WINDOW_LISTED) {
+                sb.append("<tr><td colspan=\"4\">… ").append(f.window().size() - MAX_WINDOW_LISTED)
+                  .append(" more</td></tr>\n");
                 break;
             }
             sb.append(op.id() == b.id() ? "<tr class=\"blocking\">" : "<tr>").append("<td>")
@@ -153,125 +181,288 @@ public final class HtmlReport {
               .append(op.isIndeterminate() ? "never (indeterminate)" : Integer.toString(op.returnLine()))
               .append("</td></tr>\n");
         }
-        sb.append("</table>\n");
+        sb.append("</table></details>\n");
     }
 
-    /** The window, the blocking operation, the end of the partial linearization and their context, capped. */
-    static List<Operation> chooseDrawn(Failure f) {
-        Map<Integer, Operation> chosen = new LinkedHashMap<>();
-        chosen.put(f.blocking().id(), f.blocking());
-        for (Operation op : f.window()) {
-            if (chosen.size() >= MAX_DRAWN / 2) {
-                break;
-            }
-            chosen.put(op.id(), op);
-        }
-        List<Operation> p = f.partialLinearization();
-        for (int i = p.size() - 1; i >= Math.max(0, p.size() - LAST_STEPS_DRAWN) && chosen.size() < MAX_DRAWN * 3 / 4;
-             i--) {
-            chosen.put(p.get(i).id(), p.get(i));
-        }
-        long lo = Long.MAX_VALUE;
-        long hi = Long.MIN_VALUE;
-        for (Operation op : chosen.values()) {
-            lo = Math.min(lo, op.call());
-            hi = Math.max(hi, op.ret() == Operation.INFINITY ? op.call() : op.ret());
-        }
-        // Context: other operations overlapping the drawn span, nearest the blocking operation first.
-        long center = f.blocking().call();
-        List<Operation> context = new ArrayList<>();
-        for (Operation op : f.partitionOperations()) {
-            if (!chosen.containsKey(op.id()) && op.call() <= hi && op.ret() >= lo
-                    && (op.ret() != Operation.INFINITY || op.call() >= lo)) {
-                context.add(op);
+    /** The data of one file: its name, verdict and partitions, the failing one first. */
+    @SuppressWarnings("unchecked")
+    private static void fileData(StringBuilder j, FileReport r) {
+        Model<Object> m = (Model<Object>) r.model();
+        CheckResult res = r.result();
+        History h = r.history();
+        List<List<Operation>> parts = m.partition(h.operations());
+        Failure f = res.failure();
+        int failing = -1;
+        if (f != null) {
+            int first = f.partitionOperations().isEmpty() ? -1 : f.partitionOperations().get(0).id();
+            for (int p = 0; p < parts.size() && failing < 0; p++) {
+                if (!parts.get(p).isEmpty() && parts.get(p).get(0).id() == first) {
+                    failing = p;
+                }
             }
         }
-        context.sort(Comparator.comparingLong(op -> Math.abs(op.call() - center)));
-        for (Operation op : context) {
-            if (chosen.size() >= MAX_DRAWN) {
-                break;
-            }
-            chosen.put(op.id(), op);
+        j.append("{\"file\":");
+        str(j, r.file());
+        j.append(",\"verdict\":");
+        str(j, res.verdict().cliName());
+        j.append(",\"times\":").append(h.hasTimes()).append(",\"parts\":[");
+        List<Integer> order = new ArrayList<>();
+        if (failing >= 0) {
+            order.add(failing);
         }
-        List<Operation> out = new ArrayList<>(chosen.values());
-        out.sort(Comparator.comparingLong(Operation::call).thenComparingInt(Operation::id));
-        return out;
+        for (int p = 0; p < parts.size(); p++) {
+            if (p != failing && !parts.get(p).isEmpty()) {
+                order.add(p);
+            }
+        }
+        boolean firstPart = true;
+        for (int p : order) {
+            if (!firstPart) {
+                j.append(',');
+            }
+            firstPart = false;
+            List<Operation> lin = p < res.linearizations().size() ? res.linearizations().get(p) : null;
+            partData(j, m, h, parts.get(p), p == failing ? f : null, lin, res);
+        }
+        j.append("]}");
     }
 
-    private static void svg(StringBuilder sb, Model<Object> m, Failure f, List<Operation> drawn,
-                            Map<Operation, Integer> step, Map<Integer, Operation> window) {
-        Map<String, Integer> rows = new TreeMap<>(Comparator.comparing((String s) -> s.length()).thenComparing(s -> s));
-        long lo = Long.MAX_VALUE;
-        long hi = Long.MIN_VALUE;
-        for (Operation op : drawn) {
-            rows.put(Values.show(op.process()), 0);
-            lo = Math.min(lo, op.call());
-            hi = Math.max(hi, op.ret() == Operation.INFINITY ? op.call() : op.ret());
+    private static void partData(StringBuilder j, Model<Object> m, History h, List<Operation> ops, Failure f,
+                                 List<Operation> lin, CheckResult res) {
+        List<Operation> sorted = new ArrayList<>(ops);
+        sorted.sort(Comparator.comparingLong(Operation::call).thenComparingInt(Operation::id));
+        int n = sorted.size();
+        Map<Integer, Integer> local = new HashMap<>(n * 2);
+        for (int i = 0; i < n; i++) {
+            local.put(sorted.get(i).id(), i);
         }
-        int i = 0;
+        // Ordinal slots: the rank of each event of the partition.
+        long[] pos = new long[2 * n];
+        int k = 0;
+        for (Operation op : sorted) {
+            pos[k++] = op.call();
+            if (op.ret() != Operation.INFINITY) {
+                pos[k++] = op.ret();
+            }
+        }
+        long[] events = Arrays.copyOf(pos, k);
+        Arrays.sort(events);
+        // Process rows, ordered by the length of the name, then the name (so 2 comes before 10).
+        Map<String, Integer> rows = new TreeMap<>(Comparator.comparing(String::length).thenComparing(s -> s));
+        Map<Object, String> names = new HashMap<>();
+        String[] proc = new String[n];
+        for (int i = 0; i < n; i++) {
+            proc[i] = names.computeIfAbsent(sorted.get(i).process(), Values::show);
+            rows.put(proc[i], 0);
+        }
+        int ri = 0;
         for (Map.Entry<String, Integer> e : rows.entrySet()) {
-            e.setValue(i++);
+            e.setValue(ri++);
         }
-        double span = Math.max(1, hi - lo);
-        int plot = WIDTH_PX - LEFT_PX - 30;
-        int height = rows.size() * ROW_PX + 30;
-        Map<Integer, Integer> linStep = new HashMap<>();
-        for (Map.Entry<Operation, Integer> e : step.entrySet()) {
-            linStep.put(e.getKey().id(), e.getValue());
+        Object key = sorted.get(0).key();
+        String verdict;
+        if (f != null) {
+            verdict = "not-linearizable";
+        } else if (lin != null) {
+            verdict = "linearizable";
+        } else if (res.verdict() == Verdict.LINEARIZABLE) {
+            verdict = "linearizable"; // checked without keeping the order
+        } else {
+            verdict = res.verdict() == Verdict.UNKNOWN ? "undecided" : "not decided (another partition failed)";
         }
-        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH_PX).append("\" height=\"")
-          .append(height).append("\" role=\"img\" aria-label=\"process time lines\">\n");
-        sb.append("<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"6\" refY=\"3\" orient=\"auto\">")
-          .append("<path d=\"M0,0 L6,3 L0,6 z\" fill=\"#555\"/></marker></defs>\n");
-        for (Map.Entry<String, Integer> e : rows.entrySet()) {
-            int y = 20 + e.getValue() * ROW_PX;
-            sb.append("<text x=\"4\" y=\"").append(y + 16).append("\">p ").append(esc(e.getKey())).append("</text>")
-              .append("<line x1=\"").append(LEFT_PX).append("\" x2=\"").append(WIDTH_PX - 10).append("\" y1=\"")
-              .append(y + 12).append("\" y2=\"").append(y + 12).append("\" stroke=\"#eee\"/>\n");
+        j.append("{\"key\":");
+        if (key == null) {
+            j.append("null");
+        } else {
+            str(j, Values.show(key));
         }
-        for (Operation op : drawn) {
-            int y = 20 + rows.get(Values.show(op.process())) * ROW_PX;
-            double x1 = LEFT_PX + (op.call() - lo) / span * plot;
-            boolean open = op.ret() == Operation.INFINITY;
-            double x2 = open ? WIDTH_PX - 12 : LEFT_PX + (op.ret() - lo) / span * plot;
-            double w = Math.max(6, x2 - x1);
-            Integer n = linStep.get(op.id());
-            String fill = op.id() == f.blocking().id() ? "#ff8a8a" : n != null ? "#b7e4c7"
-                    : window.containsKey(op.id()) ? "#ffd8a8" : "#e6e6e6";
-            String cls = op.id() == f.blocking().id() ? "blocking" : n != null ? "linearized"
-                    : window.containsKey(op.id()) ? "window" : "context";
-            String label = (n != null ? n + ". " : op.id() == f.blocking().id() ? "✗ " : "") + m.describeOperation(op);
-            sb.append("<g class=\"op ").append(cls).append("\"><title>").append(esc(label)).append(" — process ")
-              .append(esc(Values.show(op.process()))).append(", line ").append(op.callLine())
-              .append(open ? ", never completed" : "–" + op.returnLine())
-              .append(n != null ? ", state after: " + esc(f.states().get(n)) : "").append("</title>")
-              .append("<rect x=\"").append(fmt(x1)).append("\" y=\"").append(y).append("\" width=\"").append(fmt(w))
-              .append("\" height=\"24\" rx=\"3\" fill=\"").append(fill).append("\" stroke=\"#555\"")
-              .append(open || op.isIndeterminate() ? " stroke-dasharray=\"4 3\"" : "")
-              .append(op.id() == f.blocking().id() ? " stroke-width=\"2\"" : "").append("/>");
-            if (open) {
-                sb.append("<line x1=\"").append(fmt(x2 - 14)).append("\" x2=\"").append(fmt(x2 - 2)).append("\" y1=\"")
-                  .append(y + 12).append("\" y2=\"").append(y + 12).append("\" stroke=\"#555\" marker-end=\"url(#arrow)\"/>");
+        j.append(",\"verdict\":");
+        str(j, verdict);
+        j.append(",\"ordered\":").append(lin != null || f != null);
+        if (f != null) {
+            j.append(",\"reason\":");
+            str(j, f.reason());
+        }
+        j.append(",\"procs\":[");
+        boolean first = true;
+        for (String p : rows.keySet()) {
+            if (!first) {
+                j.append(',');
             }
-            int maxChars = (int) (w / 6.7);
-            if (op.id() == f.blocking().id() && label.length() > maxChars) {
-                // The failing operation's label always shows in full, beside its bar.
-                double tx = x1 + w + 4 + label.length() * 6.7 < WIDTH_PX ? x1 + w + 4 : x1 - 4;
-                sb.append("<text x=\"").append(fmt(tx)).append("\" y=\"").append(y + 16).append("\"")
-                  .append(tx < x1 ? " text-anchor=\"end\"" : "").append(" fill=\"#cf222e\">").append(esc(label))
-                  .append("</text>");
-            } else if (maxChars >= 3) {
-                String t = label.length() > maxChars ? label.substring(0, Math.max(1, maxChars - 1)) + "…" : label;
-                sb.append("<text x=\"").append(fmt(x1 + 3)).append("\" y=\"").append(y + 16).append("\">")
-                  .append(esc(t)).append("</text>");
-            }
-            sb.append("</g>\n");
+            first = false;
+            str(j, p);
         }
-        sb.append("</svg>\n");
+        j.append("],\"slots\":").append(events.length);
+        // Descriptions, each distinct one once.
+        Map<String, Integer> dict = new LinkedHashMap<>();
+        int[] d = new int[n];
+        for (int i = 0; i < n; i++) {
+            d[i] = dict.computeIfAbsent(m.describeOperation(sorted.get(i)), s -> dict.size());
+        }
+        j.append(",\"dict\":[");
+        first = true;
+        for (String s : dict.keySet()) {
+            if (!first) {
+                j.append(',');
+            }
+            first = false;
+            str(j, s);
+        }
+        j.append("],\"p\":[");
+        for (int i = 0; i < n; i++) {
+            sep(j, i).append(rows.get(proc[i]));
+        }
+        j.append("],\"d\":[");
+        int known = 0;
+        for (int i = 0; i < n; i++) {
+            // The table is in order of first use: 0 is its next new entry, k > 0 the entry k before that.
+            sep(j, i).append(d[i] == known ? 0 : known - d[i]);
+            known = Math.max(known, d[i] + 1);
+        }
+        int[] slot = new int[n];
+        j.append("],\"c\":[");
+        long prev = 0;
+        for (int i = 0; i < n; i++) {
+            slot[i] = Arrays.binarySearch(events, sorted.get(i).call());
+            sep(j, i).append(slot[i] - prev);
+            prev = slot[i];
+        }
+        j.append("],\"w\":[");
+        for (int i = 0; i < n; i++) {
+            Operation op = sorted.get(i);
+            sep(j, i).append(op.ret() == Operation.INFINITY ? -1 : Arrays.binarySearch(events, op.ret()) - slot[i]);
+        }
+        j.append(']');
+        if (h.hasTimes()) {
+            long t0 = Long.MAX_VALUE;
+            long t1 = Long.MIN_VALUE;
+            for (long e : events) {
+                t0 = Math.min(t0, h.timeAt(e));
+                t1 = Math.max(t1, h.timeAt(e));
+            }
+            long unit = 1;
+            while ((t1 - t0) / unit > 1_000_000_000L) {
+                unit *= 10;
+            }
+            j.append(",\"t0\":\"").append(t0).append("\"").append(",\"unit\":").append(unit).append(",\"tend\":")
+              .append((t1 - t0) / unit).append(",\"t\":[");
+            prev = 0;
+            for (int i = 0; i < n; i++) {
+                long t = (h.timeAt(sorted.get(i).call()) - t0) / unit;
+                sep(j, i).append(t - prev);
+                prev = t;
+            }
+            j.append("],\"u\":[");
+            for (int i = 0; i < n; i++) {
+                Operation op = sorted.get(i);
+                long t = (h.timeAt(op.call()) - t0) / unit;
+                // Times may step backwards between threads; the script draws such a bar at its minimum width.
+                sep(j, i).append(op.ret() == Operation.INFINITY ? "null"
+                        : Long.toString((h.timeAt(op.ret()) - t0) / unit - t));
+            }
+            j.append(']');
+        }
+        j.append(",\"l\":[");
+        prev = 0;
+        for (int i = 0; i < n; i++) {
+            sep(j, i).append(sorted.get(i).callLine() - prev);
+            prev = sorted.get(i).callLine();
+        }
+        j.append("],\"m\":[");
+        for (int i = 0; i < n; i++) {
+            Operation op = sorted.get(i);
+            sep(j, i).append(op.returnLine() == 0 ? -1 : op.returnLine() - op.callLine());
+        }
+        j.append(']');
+        List<Operation> steps = f != null ? f.partialLinearization() : lin;
+        if (steps != null) {
+            j.append(",\"lin\":[");
+            int last = 0;
+            for (int i = 0; i < steps.size(); i++) {
+                int at = local.get(steps.get(i).id());
+                sep(j, i).append(at - last);
+                last = at;
+            }
+            j.append(']');
+        }
+        if (f != null) {
+            j.append(",\"fail\":").append(f.blocking() == null ? -1 : local.get(f.blocking().id()));
+            j.append(",\"win\":[");
+            for (int i = 0; i < f.window().size(); i++) {
+                sep(j, i).append(local.get(f.window().get(i).id()));
+            }
+            j.append("],\"windowStart\":").append(f.windowStart());
+            // The states after the last steps (index 0 is the state after step statesFrom).
+            int from = Math.max(0, f.states().size() - MAX_STATES_EMBEDDED);
+            Map<String, Integer> sd = new LinkedHashMap<>();
+            int[] si = new int[f.states().size() - from];
+            for (int i = from; i < f.states().size(); i++) {
+                String s = f.states().get(i);
+                if (s.length() > MAX_STATE_CHARS) {
+                    s = s.substring(0, MAX_STATE_CHARS - 1) + "…";
+                }
+                si[i - from] = sd.computeIfAbsent(s, x -> sd.size());
+            }
+            j.append(",\"statesFrom\":").append(from).append(",\"stateDict\":[");
+            first = true;
+            for (String s : sd.keySet()) {
+                if (!first) {
+                    j.append(',');
+                }
+                first = false;
+                str(j, s);
+            }
+            j.append("],\"states\":[");
+            for (int i = 0; i < si.length; i++) {
+                sep(j, i).append(si[i]);
+            }
+            j.append(']');
+        }
+        j.append('}');
     }
 
-    private static String fmt(double d) {
-        return String.format(Locale.ROOT, "%.1f", d);
+    private static StringBuilder sep(StringBuilder j, int i) {
+        return i == 0 ? j : j.append(',');
+    }
+
+    /**
+     * Appends a JSON string that is also safe inside an HTML {@code <script>} element: {@code <},
+     * {@code >} and {@code &} are escaped as {@code \\u} sequences, so no {@code </script>} or
+     * comment opener can appear in the data, as are the line separators JavaScript once rejected.
+     */
+    static void str(StringBuilder j, String s) {
+        j.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': j.append("\\\""); break;
+                case '\\': j.append("\\\\"); break;
+                case '\n': j.append("\\n"); break;
+                case '\r': j.append("\\r"); break;
+                case '\t': j.append("\\t"); break;
+                case '<': j.append("\\u003c"); break;
+                case '>': j.append("\\u003e"); break;
+                case '&': j.append("\\u0026"); break;
+                default:
+                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
+                        j.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        j.append(c);
+                    }
+            }
+        }
+        j.append('"');
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = HtmlReport.class.getResourceAsStream(RESOURCES + name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + RESOURCES + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

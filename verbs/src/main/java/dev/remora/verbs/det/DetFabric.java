@@ -171,8 +171,8 @@ public final class DetFabric implements Fabric {
         return queuePairs.size();
     }
 
-    /** @return virtual nanoseconds since the fabric opened */
-    long nanoTime() {
+    /** @return virtual nanoseconds since the fabric opened: the clock of every endpoint on it, for recorders */
+    public long nanoTime() {
         return virtualNanos;
     }
 

@@ -1,5 +1,9 @@
 package dev.remora.verbs.det;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -9,6 +13,10 @@ import java.util.function.LongConsumer;
 public final class DetRuns {
     /** System property that selects one seed to replay. */
     public static final String SEED_PROPERTY = "remora.det.seed";
+    /** System property: threads for {@link #forEachSeedInParallel} (default: the available processors, at most 4). */
+    public static final String THREADS_PROPERTY = "remora.det.threads";
+    /** A line on standard output at least this often while seeds run, so a long suite is never silent. */
+    private static final long PROGRESS_NS = 30_000_000_000L;
 
     private DetRuns() {
     }
@@ -29,8 +37,93 @@ public final class DetRuns {
             run(seed, check);
             return;
         }
+        Progress progress = new Progress(first, count);
         for (long seed = first; seed < first + count; seed++) {
             run(seed, check);
+            progress.done();
+        }
+    }
+
+    /**
+     * As {@link #forEachSeed}, with the seeds spread over worker threads (each seed's run is as deterministic as
+     * ever: a seed is one fabric, run by one worker). On failure it reports the lowest failing seed, as the
+     * sequential loop would: every lower seed has run by then. {@code check} must be safe to call from several
+     * threads at once (accumulate with atomics).
+     *
+     * @param first the first seed
+     * @param count how many seeds
+     * @param check the check; it throws (an assertion error, say) to fail
+     * @throws AssertionError naming the lowest failing seed and how to replay it, with the original as cause
+     */
+    public static void forEachSeedInParallel(long first, int count, LongConsumer check) {
+        int threads = Integer.getInteger(THREADS_PROPERTY, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        String only = System.getProperty(SEED_PROPERTY);
+        if (threads <= 1 || count <= 1 || (only != null && !only.isBlank())) {
+            forEachSeed(first, count, check);
+            return;
+        }
+        AtomicLong next = new AtomicLong(first);
+        AtomicLong lowestFailed = new AtomicLong(Long.MAX_VALUE);
+        AssertionError[] failure = new AssertionError[1];
+        Progress progress = new Progress(first, count);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread w = new Thread(() -> {
+                for (long seed = next.getAndIncrement(); seed < first + count && seed < lowestFailed.get();
+                     seed = next.getAndIncrement()) {
+                    try {
+                        run(seed, check);
+                        progress.done();
+                    } catch (AssertionError e) {
+                        synchronized (failure) {
+                            if (seed < lowestFailed.get()) {
+                                lowestFailed.set(seed);
+                                failure[0] = e;
+                            }
+                        }
+                    }
+                }
+            }, "det-seeds-" + t);
+            w.setDaemon(true);
+            workers.add(w);
+            w.start();
+        }
+        for (Thread w : workers) {
+            try {
+                w.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while seeds ran", e);
+            }
+        }
+        synchronized (failure) {
+            if (failure[0] != null) {
+                throw failure[0];
+            }
+        }
+    }
+
+    /** Prints how far a long run of seeds has got, at most every {@link #PROGRESS_NS}. */
+    private static final class Progress {
+        private final long first;
+        private final int count;
+        private final long start = System.nanoTime();
+        private final AtomicLong done = new AtomicLong();
+        private final AtomicLong lastPrint = new AtomicLong(start);
+
+        Progress(long first, int count) {
+            this.first = first;
+            this.count = count;
+        }
+
+        void done() {
+            long n = done.incrementAndGet();
+            long now = System.nanoTime();
+            long last = lastPrint.get();
+            if (now - last >= PROGRESS_NS && lastPrint.compareAndSet(last, now)) {
+                System.out.printf(Locale.ROOT, "[det] seeds %d..%d: %d of %d done after %d s%n", first,
+                    first + count - 1, n, count, (now - start) / 1_000_000_000L);
+            }
         }
     }
 
