@@ -13,7 +13,13 @@ import java.util.function.LongConsumer;
 public final class DetRuns {
     /** System property that selects one seed to replay. */
     public static final String SEED_PROPERTY = "remora.det.seed";
-    /** System property: threads for {@link #forEachSeedInParallel} (default: the available processors, at most 4). */
+    /**
+     * System property: worker threads for {@link #forEachSeedInParallel}. The default is half the available
+     * processors, at most 4: a deterministic run hands a baton between its scheduler and one thread at a time, and
+     * the waiting side spins briefly before it parks, so each run wants two cores; two runs on two cores starve each
+     * other's spinners (measured: the lock suite took 345 s instead of 201 s), so on two cores the seeds run one at a
+     * time.
+     */
     public static final String THREADS_PROPERTY = "remora.det.threads";
     /** A line on standard output at least this often while seeds run, so a long suite is never silent. */
     private static final long PROGRESS_NS = 30_000_000_000L;
@@ -56,7 +62,24 @@ public final class DetRuns {
      * @throws AssertionError naming the lowest failing seed and how to replay it, with the original as cause
      */
     public static void forEachSeedInParallel(long first, int count, LongConsumer check) {
-        int threads = Integer.getInteger(THREADS_PROPERTY, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        forEachSeedInParallel(first, count, defaultThreads(), check);
+    }
+
+    /** @return the workers {@link #forEachSeedInParallel(long, int, LongConsumer)} uses (see {@link #THREADS_PROPERTY}) */
+    public static int defaultThreads() {
+        return Integer.getInteger(THREADS_PROPERTY, Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)));
+    }
+
+    /**
+     * As {@link #forEachSeedInParallel(long, int, LongConsumer)} with a given number of workers.
+     *
+     * @param first   the first seed
+     * @param count   how many seeds
+     * @param threads worker threads (1: the sequential loop)
+     * @param check   the check, safe to call from several threads at once
+     * @throws AssertionError naming the lowest failing seed and how to replay it, with the original as cause
+     */
+    public static void forEachSeedInParallel(long first, int count, int threads, LongConsumer check) {
         String only = System.getProperty(SEED_PROPERTY);
         if (threads <= 1 || count <= 1 || (only != null && !only.isBlank())) {
             forEachSeed(first, count, check);
