@@ -53,12 +53,7 @@ public final class HistoryGenerator {
             }
 
             public Object apply(Object[] op) {
-                String cur = m.getOrDefault(op[1], "");
-                switch ((String) op[0]) {
-                    case "get": return cur;
-                    case "put": m.put(op[1], (String) op[2]); return op[2];
-                    default: m.put(op[1], cur + op[2]); return op[2];
-                }
+                return applyKv(m, op);
             }
         }, ops, clients, 0, seed);
     }
@@ -103,12 +98,7 @@ public final class HistoryGenerator {
             }
 
             public Object apply(Object[] op) {
-                String cur = m.getOrDefault(op[1], "");
-                switch ((String) op[0]) {
-                    case "get": return cur;
-                    case "put": m.put(op[1], (String) op[2]); return op[2];
-                    default: m.put(op[1], cur + op[2]); return op[2];
-                }
+                return applyKv(m, op);
             }
         }, ops, clients, 0, seed);
         Map<Object, Integer> count = new HashMap<>();
@@ -408,12 +398,7 @@ public final class HistoryGenerator {
             }
 
             public Object apply(Object[] op) {
-                String cur = m.getOrDefault(op[1], "");
-                switch ((String) op[0]) {
-                    case "get": return cur;
-                    case "put": m.put(op[1], (String) op[2]); return op[2];
-                    default: m.put(op[1], cur + op[2]); return op[2];
-                }
+                return applyKv(m, op);
             }
         }, ops, clients, 0, THINK, seed);
         if (bad) {
@@ -497,5 +482,20 @@ public final class HistoryGenerator {
             }
         }
         return events;
+    }
+
+    /**
+     * Applies a key-value operation ({@code get}, {@code put} or {@code append}, key, value) to a map of strings,
+     * every key initially empty, as Porcupine's key-value model does.
+     *
+     * @return the value read for a get, else the value written
+     */
+    private static Object applyKv(Map<Object, String> m, Object[] op) {
+        String cur = m.getOrDefault(op[1], "");
+        switch ((String) op[0]) {
+            case "get": return cur;
+            case "put": m.put(op[1], (String) op[2]); return op[2];
+            default: m.put(op[1], cur + op[2]); return op[2];
+        }
     }
 }
