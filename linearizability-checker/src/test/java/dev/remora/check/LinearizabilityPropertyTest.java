@@ -9,6 +9,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -80,6 +81,7 @@ class LinearizabilityPropertyTest {
      * checker agrees with the brute-force oracle for every model.
      */
     @Property(tries = 1000)
+    @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF) // the coverage checks below still fail the property
     void shouldAgreeWithBruteForceOnSmallHistories(@ForAll("simulatedModels") String model, @ForAll long seed,
                                                    @ForAll @IntRange(min = 1, max = 3) int processes,
                                                    @ForAll @IntRange(min = 1, max = 7) int ops,
