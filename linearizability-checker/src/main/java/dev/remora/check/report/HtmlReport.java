@@ -284,14 +284,7 @@ public final class HtmlReport {
             str(j, f.reason());
         }
         j.append(",\"procs\":[");
-        boolean first = true;
-        for (String p : rows.keySet()) {
-            if (!first) {
-                j.append(',');
-            }
-            first = false;
-            str(j, p);
-        }
+        strs(j, rows.keySet());
         j.append("],\"slots\":").append(events.length);
         // Descriptions, each distinct one once.
         Map<String, Integer> dict = new LinkedHashMap<>();
@@ -300,14 +293,7 @@ public final class HtmlReport {
             d[i] = dict.computeIfAbsent(m.describeOperation(sorted.get(i)), s -> dict.size());
         }
         j.append(",\"dict\":[");
-        first = true;
-        for (String s : dict.keySet()) {
-            if (!first) {
-                j.append(',');
-            }
-            first = false;
-            str(j, s);
-        }
+        strs(j, dict.keySet());
         j.append("],\"p\":[");
         for (int i = 0; i < n; i++) {
             sep(j, i).append(rows.get(proc[i]));
@@ -404,14 +390,7 @@ public final class HtmlReport {
                 si[i - from] = sd.computeIfAbsent(s, x -> sd.size());
             }
             j.append(",\"statesFrom\":").append(from).append(",\"stateDict\":[");
-            first = true;
-            for (String s : sd.keySet()) {
-                if (!first) {
-                    j.append(',');
-                }
-                first = false;
-                str(j, s);
-            }
+            strs(j, sd.keySet());
             j.append("],\"states\":[");
             for (int i = 0; i < si.length; i++) {
                 sep(j, i).append(si[i]);
@@ -452,6 +431,18 @@ public final class HtmlReport {
             }
         }
         j.append('"');
+    }
+
+    /** Writes {@code values} as JSON strings separated by commas. */
+    private static void strs(StringBuilder j, Iterable<String> values) {
+        boolean first = true;
+        for (String s : values) {
+            if (!first) {
+                j.append(',');
+            }
+            first = false;
+            str(j, s);
+        }
     }
 
     private static String resource(String name) {
