@@ -115,6 +115,24 @@ class ReadWriteLockDeterministicTest {
     }
 
     /**
+     * A fabric whose home node answers after a 20 ms round trip, with one client node and the lock word on the home.
+     *
+     * @param fabric the fabric
+     * @param client the client node
+     * @param word   the region holding the lock word at offset 0
+     */
+    private record SlowHome(DetFabric fabric, Node client, MemoryRegion word) {
+        static SlowHome open(long seed) {
+            DetContext ctx = new DetContext().seed(seed).maxSteps(600_000);
+            ctx.nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20));
+            DetFabric f = DetFabric.open(ctx);
+            Node home = f.addNode("home");
+            Node client = f.addNode("client");
+            return new SlowHome(f, client, home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL));
+        }
+    }
+
+    /**
      * A read acquire that times out (20 ms round trip, 15 ms timeout) leaves its FETCH_ADD(+1 reader) unsettled; it
      * lands and finds no writer. If the handle's next call is not a read attempt, that registration must be undone:
      * {@code close()} leaves the word 0, and the same handle's write view then acquires (its own late registration
@@ -123,12 +141,10 @@ class ReadWriteLockDeterministicTest {
     @Test
     void shouldUndoALateReaderRegistrationThatTheReadViewDoesNotTake() {
         for (boolean thenWrite : new boolean[] {false, true}) {
-            DetContext ctx = new DetContext().seed(1).maxSteps(600_000);
-            ctx.nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20));
-            DetFabric f = DetFabric.open(ctx);
-            Node home = f.addNode("home");
-            Node client = f.addNode("client");
-            MemoryRegion word = home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL);
+            SlowHome h = SlowHome.open(1);
+            DetFabric f = h.fabric();
+            Node client = h.client();
+            MemoryRegion word = h.word();
             RemoteAddress lock = word.remote(0);
             LockResult[] read = new LockResult[1];
             boolean[] wrote = new boolean[1];
@@ -162,12 +178,10 @@ class ReadWriteLockDeterministicTest {
         int cuts = 0;
         for (int run = 0; run < 40; run++) {
             boolean giveUp = run % 2 == 1;
-            DetContext ctx = new DetContext().seed(1 + run / 2).maxSteps(600_000);
-            ctx.nodeRoundTripNs(0, TimeUnit.MILLISECONDS.toNanos(20));
-            DetFabric f = DetFabric.open(ctx);
-            Node home = f.addNode("home");
-            Node client = f.addNode("client");
-            MemoryRegion word = home.allocate(ReadWriteLockDescriptor.LENGTH, Access.ALL);
+            SlowHome h = SlowHome.open(1 + run / 2);
+            DetFabric f = h.fabric();
+            Node client = h.client();
+            MemoryRegion word = h.word();
             RemoteAddress lock = word.remote(0);
             boolean[] cut = new boolean[1];
             LockResult[] next = new LockResult[1];
