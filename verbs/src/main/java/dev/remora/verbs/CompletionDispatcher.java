@@ -1,5 +1,7 @@
 package dev.remora.verbs;
 
+import dev.remora.verbs.spi.WakeableCompletionQueue;
+
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -30,7 +32,7 @@ public final class CompletionDispatcher {
     static final long SEQUENCE_MASK = COUNTED_BIT - 1;
     static final int MAX_TAGS = (1 << 23) - 1;
 
-    private final CompletionQueue cq;
+    private final WakeableCompletionQueue cq;
     private volatile WaitTag[] tags = new WaitTag[16];
     private int nextTagId = 1;
     private volatile long untagged;
@@ -38,10 +40,16 @@ public final class CompletionDispatcher {
     /**
      * Creates a dispatcher over a completion queue. Every poller of {@code cq} must go through this dispatcher.
      *
-     * @param cq the shared completion queue
+     * @param cq the shared completion queue, made by a provider (its queues can wake their waiters)
+     * @throws IllegalArgumentException if the queue does not implement {@link WakeableCompletionQueue}
      */
     public CompletionDispatcher(CompletionQueue cq) {
-        this.cq = Objects.requireNonNull(cq, "completion queue");
+        Objects.requireNonNull(cq, "completion queue");
+        if (!(cq instanceof WakeableCompletionQueue)) {
+            throw new IllegalArgumentException("completion queue " + cq.getClass().getName() + " cannot wake its "
+                + "waiters: a provider's completion queues implement " + WakeableCompletionQueue.class.getName());
+        }
+        this.cq = (WakeableCompletionQueue) cq;
     }
 
     /** @return the completion queue */

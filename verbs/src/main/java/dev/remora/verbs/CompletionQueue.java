@@ -46,12 +46,6 @@ public interface CompletionQueue extends AutoCloseable {
     int await(Completion[] out, long timeoutNs);
 
     /**
-     * Wakes threads blocked in {@link #await} so they re-check their condition (used by the wait layer when one
-     * thread routes another's completion).
-     */
-    void wakeWaiters();
-
-    /**
      * The clock of this queue's fabric, for timeouts of waits on it: {@link System#nanoTime()} on real fabrics, virtual
      * time on the deterministic fabric (so that a waiting thread's decisions do not depend on real time).
      *

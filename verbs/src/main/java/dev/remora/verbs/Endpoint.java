@@ -146,14 +146,21 @@ public final class Endpoint implements AutoCloseable {
     private final java.util.ArrayList<MemoryRegion> abandonedScratch = new java.util.ArrayList<>();
     private long deadlineNs = Long.MAX_VALUE;
     private final WorkRequest wr = new WorkRequest();
+    /**
+     * Per slot: the node id it stands for. Node ids need not be small (between processes they are fabric-wide), so
+     * the per-node arrays below are indexed by a dense slot, assigned on first use.
+     */
+    private int[] slotNode = new int[8];
+    private int slots;
+    /** Per slot: the queue pair to its node, or null. */
     private QueuePair[] queuePairs = new QueuePair[8];
-    /** Per node: the last remote address written since the last flush, or null (nothing to flush). */
+    /** Per slot: the last remote address written since the last flush, or null (nothing to flush). */
     private RemoteAddress[] unflushed = new RemoteAddress[8];
-    /** Per node: a WRITE was posted on the current queue pair after the last READ or atomic that completed on it. */
+    /** Per slot: a WRITE was posted on the current queue pair after the last READ or atomic that completed on it. */
     private boolean[] unplaced = new boolean[8];
-    /** Per node: a replaced queue pair carried unplaced WRITEs, not yet reported by flush. */
+    /** Per slot: a replaced queue pair carried unplaced WRITEs, not yet reported by flush. */
     private boolean[] lost = new boolean[8];
-    /** Per node: how many times the queue pair was replaced. */
+    /** Per slot: how many times the queue pair was replaced. */
     private long[] epochs = new long[8];
     private VerbsStatistics retired = VerbsStatistics.ZERO;
     private boolean closed;
@@ -253,11 +260,11 @@ public final class Endpoint implements AutoCloseable {
     public long queuePairEpoch(int nodeId) {
         enter("queuePairEpoch");
         try {
-            if (nodeId >= 0 && nodeId < queuePairs.length && queuePairs[nodeId] != null
-                && queuePairs[nodeId].state() != QpState.RTS) {
+            int s = slotOf(nodeId);
+            if (s >= 0 && queuePairs[s] != null && queuePairs[s].state() != QpState.RTS) {
                 connected(nodeId); // its WRITEs not known to be placed may land after anything on the new one (R10)
             }
-            return nodeId < epochs.length ? epochs[nodeId] : 0;
+            return s >= 0 ? epochs[s] : 0;
         } finally {
             exit();
         }
@@ -305,30 +312,54 @@ public final class Endpoint implements AutoCloseable {
         USER.setRelease(this, null);
     }
 
-    private QueuePair connected(int nodeId) {
-        ensureOpen();
-        if (nodeId < 0) {
-            throw new IllegalArgumentException("negative node id " + nodeId);
+    /** @return the slot of a node, or -1 if the endpoint has not talked to it (a scan: an endpoint has few peers) */
+    private int slotOf(int nodeId) {
+        for (int s = 0; s < slots; s++) {
+            if (slotNode[s] == nodeId) {
+                return s;
+            }
         }
-        if (nodeId >= queuePairs.length) {
-            int size = Math.max(nodeId + 1, queuePairs.length * 2);
+        return -1;
+    }
+
+    private int slotFor(int nodeId) {
+        int s = slotOf(nodeId);
+        if (s >= 0) {
+            return s;
+        }
+        if (slots == slotNode.length) {
+            int size = slots * 2;
+            slotNode = java.util.Arrays.copyOf(slotNode, size);
             queuePairs = java.util.Arrays.copyOf(queuePairs, size);
             unflushed = java.util.Arrays.copyOf(unflushed, size);
             unplaced = java.util.Arrays.copyOf(unplaced, size);
             lost = java.util.Arrays.copyOf(lost, size);
             epochs = java.util.Arrays.copyOf(epochs, size);
         }
-        QueuePair qp = queuePairs[nodeId];
+        slotNode[slots] = nodeId;
+        return slots++;
+    }
+
+    private QueuePair connected(int nodeId) {
+        ensureOpen();
+        if (nodeId < 0) {
+            throw new IllegalArgumentException("negative node id " + nodeId);
+        }
+        int s = slotOf(nodeId);
+        QueuePair qp = s < 0 ? null : queuePairs[s];
         if (qp == null || qp.state() != QpState.RTS) {
+            Node target = node.fabric().node(nodeId); // throws for an unknown node before a slot is taken
+            s = slotFor(nodeId);
             if (qp != null) {
                 // WRITEs of the old queue pair not known to be placed may land after anything on the new one (R10).
-                lost[nodeId] |= unplaced[nodeId];
-                unplaced[nodeId] = false;
-                epochs[nodeId]++;
+                lost[s] |= unplaced[s];
+                unplaced[s] = false;
+                epochs[s]++;
                 retire(qp);
+                queuePairs[s] = null;
             }
-            qp = node.connect(node.fabric().node(nodeId), cq);
-            queuePairs[nodeId] = qp;
+            qp = node.connect(target, cq);
+            queuePairs[s] = qp;
         }
         return qp;
     }
@@ -373,8 +404,8 @@ public final class Endpoint implements AutoCloseable {
             if (s == WaitStatus.COMPLETED) {
                 u.settled(UnsettledRequest.Outcome.SUCCEEDED, WcStatus.SUCCESS,
                     u.opcode() == Opcode.WRITE ? 0 : u.scratch.getLong(0));
-                int n = u.address().nodeId();
-                if (u.opcode() != Opcode.WRITE && n < queuePairs.length && queuePairs[n] == u.queuePair) {
+                int n = slotOf(u.address().nodeId());
+                if (u.opcode() != Opcode.WRITE && n >= 0 && queuePairs[n] == u.queuePair) {
                     unplaced[n] = false; // a READ or atomic completed after the WRITEs before it on its queue pair (R7)
                 }
             } else {
@@ -427,13 +458,13 @@ public final class Endpoint implements AutoCloseable {
             tag.await(left);
         }
         if (request.opcode() == Opcode.WRITE) {
-            unplaced[qp.remoteNodeId()] = true; // posted, so it may land at any time: acked is not placed (R11)
+            unplaced[slotOf(qp.remoteNodeId())] = true; // posted, so it may land at any time: acked is not placed (R11)
         }
         WaitStatus status = tag.await(Math.max(0, budget - (cq.nanoTime() - start)));
         if (status == WaitStatus.COMPLETED) {
             if (request.opcode() != Opcode.WRITE) {
                 // A READ or atomic executes after every earlier WRITE of its queue pair is placed (R7).
-                unplaced[qp.remoteNodeId()] = false;
+                unplaced[slotOf(qp.remoteNodeId())] = false;
             }
             return;
         }
@@ -571,8 +602,9 @@ public final class Endpoint implements AutoCloseable {
 
     private void remember(RemoteAddress address) {
         connected(address.nodeId());
-        unflushed[address.nodeId()] = address;
-        unplaced[address.nodeId()] = true;
+        int s = slotOf(address.nodeId());
+        unflushed[s] = address;
+        unplaced[s] = true;
     }
 
     /**
@@ -594,9 +626,9 @@ public final class Endpoint implements AutoCloseable {
     public int flush(int exceptNodeId) {
         enter("flush");
         try {
-            for (int n = 0; n < queuePairs.length; n++) {
+            for (int n = 0; n < slots; n++) {
                 if (queuePairs[n] != null && (unplaced[n] || unflushed[n] != null)) {
-                    connected(n); // replaces a failed queue pair now, so that its unplaced WRITEs count as lost
+                    connected(slotNode[n]); // replaces a failed queue pair now, so that its unplaced WRITEs count as lost
                 }
             }
             int lostCount = 0;
@@ -605,22 +637,23 @@ public final class Endpoint implements AutoCloseable {
             }
             if (lostCount > 0) {
                 int[] nodes = new int[lostCount];
-                for (int n = 0, i = 0; n < lost.length; n++) {
+                for (int n = 0, i = 0; n < slots; n++) {
                     if (lost[n]) {
-                        nodes[i++] = n;
+                        nodes[i++] = slotNode[n];
                         lost[n] = false;
                         unflushed[n] = null;
                     }
                 }
+                java.util.Arrays.sort(nodes);
                 throw new PublicationLostException(nodes);
             }
             int flushed = 0;
-            for (int n = 0; n < unflushed.length; n++) {
+            for (int n = 0; n < slots; n++) {
                 RemoteAddress a = unflushed[n];
-                if (a == null || n == exceptNodeId) {
+                if (a == null || slotNode[n] == exceptNodeId) {
                     continue;
                 }
-                QueuePair qp = connected(n);
+                QueuePair qp = connected(slotNode[n]);
                 wr.read(scratch, 0, Long.BYTES, a.plus(-(a.address() & 7))).flags(WorkRequest.SIGNALED);
                 execute(qp, wr, a);
                 unflushed[n] = null;

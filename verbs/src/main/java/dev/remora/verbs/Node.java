@@ -19,6 +19,24 @@ public interface Node {
     Fabric fabric();
 
     /**
+     * @return where peers reach this node with {@link Fabric#connect(String)}: {@code host:port} between processes,
+     *     {@code <provider>:<name>} on an in-process fabric
+     */
+    String address();
+
+    /**
+     * Whether this node's memory lives in this process. A peer's handle (from {@link Fabric#connect(String)}) is not
+     * local: its memory, queue pairs and completion queues belong to its own process, so {@link #allocate},
+     * {@link #register}, {@link #createCompletionQueue}, {@link #createQueuePair} and {@link #fullFence} throw
+     * {@link UnsupportedOperationException} on it; it is the target of one-sided verbs.
+     *
+     * @return true for a node added by {@link Fabric#addNode} in this process
+     */
+    default boolean isLocal() {
+        return true;
+    }
+
+    /**
      * Allocates zeroed memory and registers it ({@code posix_memalign} plus {@code ibv_reg_mr}).
      *
      * @param lengthBytes size in bytes, positive; regions are 8-byte aligned

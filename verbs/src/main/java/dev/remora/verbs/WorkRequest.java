@@ -222,40 +222,6 @@ public final class WorkRequest {
         return this;
     }
 
-    /**
-     * Checks that this request can be posted on a send queue, as every provider does before posting anything.
-     *
-     * @param index the request's position in its list, for messages
-     * @param maxInlineBytes the provider's {@code max_inline_data}
-     * @throws IllegalArgumentException for no opcode, a RECV, a CAS or FETCH_ADD whose local result address is not
-     *     8-byte aligned, or a bad INLINE request
-     */
-    public void checkSendable(int index, int maxInlineBytes) {
-        if (opcode == null) {
-            throw new IllegalArgumentException("work request " + index + " has no opcode: set it with read(), "
-                + "write(), cas(), faa() or send()");
-        }
-        if (opcode == Opcode.RECV) {
-            throw new IllegalArgumentException("work request " + index + " is a RECV: post it with postRecv()");
-        }
-        if (opcode.isAtomic() && (localAddress & 7) != 0) {
-            // Rejected before posting: the NIC would apply the atomic remotely and only then fail to store its result.
-            throw new IllegalArgumentException("work request " + index + ": " + opcode + " result address 0x"
-                + Long.toHexString(localAddress) + " is not 8-byte aligned (an atomic's 8-byte result is written to an "
-                + "8-byte-aligned local address)");
-        }
-        if (has(INLINE)) {
-            if (opcode != Opcode.WRITE && opcode != Opcode.SEND) {
-                throw new IllegalArgumentException("work request " + index + ": INLINE applies to WRITE and SEND, not "
-                    + opcode);
-            }
-            if (length > maxInlineBytes) {
-                throw new IllegalArgumentException("work request " + index + ": INLINE payload of " + length
-                    + " bytes exceeds maxInlineBytes " + maxInlineBytes);
-            }
-        }
-    }
-
     /** @return the opcode, or null if none was set */
     public Opcode opcode() {
         return opcode;

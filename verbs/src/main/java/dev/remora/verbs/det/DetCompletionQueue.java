@@ -1,5 +1,6 @@
 package dev.remora.verbs.det;
 
+import dev.remora.verbs.spi.WakeableCompletionQueue;
 import dev.remora.verbs.Completion;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.det.machine.DetMachine;
@@ -15,7 +16,7 @@ import java.util.ArrayDeque;
  * request is in flight; the request may still take effect, and its completion is delivered here like any other, for a
  * later poll.
  */
-final class DetCompletionQueue implements CompletionQueue {
+final class DetCompletionQueue implements WakeableCompletionQueue {
     private final DetFabric fabric;
     private final int depth;
     private final ArrayDeque<Completion> entries = new ArrayDeque<>();

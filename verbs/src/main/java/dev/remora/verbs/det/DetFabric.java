@@ -2,7 +2,9 @@ package dev.remora.verbs.det;
 
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
-import dev.remora.verbs.NodeTable;
+import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.spi.Directory;
+import dev.remora.verbs.spi.NodeTable;
 import dev.remora.verbs.Opcode;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WcStatus;
@@ -65,6 +67,7 @@ import java.util.SplittableRandom;
 public final class DetFabric implements Fabric {
     private final DetContext context;
     final DetMachine machine;
+    private final Directory directory = new Directory();
     private final NodeTable<DetNode> nodes = new NodeTable<>(1 << 12); // keys carry the node id in 12 bits
     private final List<DetQueuePair> queuePairs = new ArrayList<>();
     private final List<Actor> actors = new ArrayList<>();
@@ -124,6 +127,28 @@ public final class DetFabric implements Fabric {
     public Node addNode(String name) {
         ensureOpen();
         return nodes.add(name, id -> new DetNode(this, id, name));
+    }
+
+    @Override
+    public Node connect(String address) {
+        ensureOpen();
+        return nodes.connect(providerName(), address);
+    }
+
+    @Override
+    public void publish(String name, RemoteAddress address) {
+        ensureOpen();
+        directory.publish(name, address, id -> id >= 0 && id < nodes.size());
+    }
+
+    @Override
+    public void unpublish(String name) {
+        directory.unpublish(name);
+    }
+
+    @Override
+    public RemoteAddress lookup(String name) {
+        return directory.lookup(name, providerName() + " fabric");
     }
 
     @Override

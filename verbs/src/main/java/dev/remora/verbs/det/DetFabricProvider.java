@@ -1,7 +1,7 @@
 package dev.remora.verbs.det;
 
 import dev.remora.verbs.Fabric;
-import dev.remora.verbs.FabricProvider;
+import dev.remora.verbs.spi.FabricProvider;
 
 import java.util.HashMap;
 import java.util.Map;

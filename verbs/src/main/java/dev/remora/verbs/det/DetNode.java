@@ -40,6 +40,11 @@ final class DetNode implements Node {
     }
 
     @Override
+    public String address() {
+        return fabric.providerName() + ":" + name;
+    }
+
+    @Override
     public DetFabric fabric() {
         return fabric;
     }

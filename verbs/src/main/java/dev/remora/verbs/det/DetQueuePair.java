@@ -1,5 +1,6 @@
 package dev.remora.verbs.det;
 
+import dev.remora.verbs.spi.WorkRequestChecks;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.Completion;
 import dev.remora.verbs.CompletionQueue;
@@ -105,7 +106,7 @@ final class DetQueuePair implements QueuePair {
             if (wrs[i] == null) {
                 throw new NullPointerException("work request " + i + " is null");
             }
-            wrs[i].checkSendable(i, fabric.context().maxInlineBytes());
+            WorkRequestChecks.checkSendable(wrs[i], i, fabric.context().maxInlineBytes());
             if (wrs[i].opcode() == Opcode.SEND) {
                 throw new UnsupportedOperationException("SEND/RECV is not modelled by the deterministic fabric");
             }

@@ -1,5 +1,6 @@
 package dev.remora.verbs.sim;
 
+import dev.remora.verbs.spi.WakeableCompletionQueue;
 import dev.remora.verbs.Completion;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.Opcode;
@@ -18,7 +19,7 @@ import dev.remora.verbs.WcStatus;
  * (which takes the queue pair's monitor and then, to deliver, this one). A deliverer holds its queue pair's monitor
  * while it takes this one, and takes {@link #waitLock} only after releasing this one.
  */
-final class SimCompletionQueue implements CompletionQueue {
+final class SimCompletionQueue implements WakeableCompletionQueue {
     private static final long SPIN_NS = 10_000;
 
     private final SimFabric fabric;

@@ -2,7 +2,9 @@ package dev.remora.verbs.sim;
 
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
-import dev.remora.verbs.NodeTable;
+import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.spi.Directory;
+import dev.remora.verbs.spi.NodeTable;
 import dev.remora.verbs.VerbsStatistics;
 
 import java.util.List;
@@ -30,6 +32,7 @@ import java.util.Objects;
  */
 public final class SimFabric implements Fabric {
     private final SimContext context;
+    private final Directory directory = new Directory();
     private final NodeTable<SimNode> nodes = new NodeTable<>(SimNode.MAX_NODES);
     private final SimNic nic;
     private final long startNs = System.nanoTime();
@@ -73,6 +76,28 @@ public final class SimFabric implements Fabric {
     public Node addNode(String name) {
         ensureOpen();
         return nodes.add(name, id -> new SimNode(this, id, name));
+    }
+
+    @Override
+    public Node connect(String address) {
+        ensureOpen();
+        return nodes.connect(providerName(), address);
+    }
+
+    @Override
+    public void publish(String name, RemoteAddress address) {
+        ensureOpen();
+        directory.publish(name, address, id -> id >= 0 && id < nodes.size());
+    }
+
+    @Override
+    public void unpublish(String name) {
+        directory.unpublish(name);
+    }
+
+    @Override
+    public RemoteAddress lookup(String name) {
+        return directory.lookup(name, providerName() + " fabric");
     }
 
     @Override

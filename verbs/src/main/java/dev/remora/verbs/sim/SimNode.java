@@ -57,6 +57,11 @@ final class SimNode implements Node {
     }
 
     @Override
+    public String address() {
+        return fabric.providerName() + ":" + name;
+    }
+
+    @Override
     public SimFabric fabric() {
         return fabric;
     }

@@ -1,5 +1,6 @@
 package dev.remora.verbs.sim;
 
+import dev.remora.verbs.spi.WorkRequestChecks;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.Opcode;
@@ -219,7 +220,7 @@ final class SimQueuePair implements QueuePair {
         if (wr == null) {
             throw new NullPointerException("work request " + index + " is null");
         }
-        wr.checkSendable(index, maxInlineBytes);
+        WorkRequestChecks.checkSendable(wr, index, maxInlineBytes);
         if (sendCq == null) {
             throw new IllegalStateException("queue pair " + qpn + " is passive and has no send queue");
         }

@@ -1,4 +1,6 @@
-package dev.remora.verbs;
+package dev.remora.verbs.spi;
+
+import dev.remora.verbs.Fabric;
 
 import java.util.Map;
 

@@ -1,4 +1,7 @@
-package dev.remora.verbs;
+package dev.remora.verbs.spi;
+
+import dev.remora.verbs.Fabric;
+import dev.remora.verbs.Node;
 
 import java.util.Collections;
 import java.util.List;
@@ -57,6 +60,42 @@ public final class NodeTable<N extends Node> {
             throw new IllegalArgumentException("no node with id " + id + " (fabric has " + nodes.size() + ")");
         }
         return nodes.get(id);
+    }
+
+    /**
+     * @param name a node name
+     * @return the node with that name, or null
+     */
+    public N named(String name) {
+        for (N n : nodes) {
+            if (n.name().equals(name)) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@link dev.remora.verbs.Fabric#connect(String)} for an in-process fabric, whose nodes' addresses are
+     * {@code <provider>:<name>}.
+     *
+     * @param provider the provider's name
+     * @param address the address
+     * @return the node
+     * @throws IllegalArgumentException if the address is not of that form or names no node of the fabric
+     */
+    public N connect(String provider, String address) {
+        Objects.requireNonNull(address, "address");
+        String prefix = provider + ":";
+        if (!address.startsWith(prefix)) {
+            throw new IllegalArgumentException("'" + address + "' is not an address of the in-process " + provider
+                + " fabric (" + prefix + "<node name>); its nodes are all in this process");
+        }
+        N n = named(address.substring(prefix.length()));
+        if (n == null) {
+            throw new IllegalArgumentException("no node at " + address + " in this " + provider + " fabric");
+        }
+        return n;
     }
 
     /** @return every node, in id order (a live, unmodifiable view) */
