@@ -1,138 +1,20 @@
 package dev.remora.verbs.sim;
 
-import dev.remora.verbs.spi.WakeableCompletionQueue;
-import dev.remora.verbs.Completion;
-import dev.remora.verbs.CompletionQueue;
-import dev.remora.verbs.Opcode;
-import dev.remora.verbs.WcStatus;
+import dev.remora.verbs.spi.RingCompletionQueue;
 
 /**
- * A bounded completion queue: a ring of preallocated {@link Completion} slots guarded by this object's monitor.
- *
- * <p>Slots are reserved when a request is posted ({@link #reserve(int)}), so delivery never finds the ring full;
- * a reservation is returned when its completion is polled or, for a successful unsignaled request, when it completes.
- *
- * <h2>Locks</h2>
- * Two monitors, both leaves of the fabric's lock order (see {@link SimQueuePair}): this object's, which guards the
- * ring and the producer list, and {@link #waitLock}, on which {@link #await} blocks. Neither is held while taking any
- * other lock, and in particular no thread holds either while it polls and thereby progresses a producing queue pair
- * (which takes the queue pair's monitor and then, to deliver, this one). A deliverer holds its queue pair's monitor
- * while it takes this one, and takes {@link #waitLock} only after releasing this one.
+ * A completion queue of the software fabric: a {@link RingCompletionQueue} whose poller, finding it empty, progresses
+ * the queue pairs completing into it when their next request is due, as a polling-driven NIC would, so a spinning
+ * waiter never depends on a NIC thread getting a core.
  */
-final class SimCompletionQueue implements WakeableCompletionQueue {
-    private static final long SPIN_NS = 10_000;
-
+final class SimCompletionQueue extends RingCompletionQueue {
     private final SimFabric fabric;
-    private static final java.lang.invoke.VarHandle RESERVED;
-    private static final java.lang.invoke.VarHandle SIGNALS;
-    private static final java.lang.invoke.VarHandle WAKEUPS;
-
-    static {
-        try {
-            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
-            RESERVED = lookup.findVarHandle(SimCompletionQueue.class, "reserved", int.class);
-            SIGNALS = lookup.findVarHandle(SimCompletionQueue.class, "signals", long.class);
-            WAKEUPS = lookup.findVarHandle(SimCompletionQueue.class, "wakeups", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** Slots; a power of two at least {@link #depth}, indexed with {@link #mask}. */
-    private final Completion[] ring;
-    private final int mask;
-    private final int depth;
-    private long head;
-    private long tail;
-    /** Slots promised to posted requests (lock-free: posting and polling threads update it). */
-    @SuppressWarnings("unused") // accessed through RESERVED
-    private volatile int reserved;
-    /** The monitor {@link #await} blocks on: a leaf lock, distinct from the ring's (this object's) monitor. */
-    private final Object waitLock = new Object();
-    /** Threads blocked (or about to block) in {@link #await}; changed only under {@link #waitLock}. */
-    private volatile int waiters;
-    /**
-     * Bumped after every change a waiter may be waiting for: a delivery, {@link #wakeWaiters()}, {@link #close()}.
-     * The handshake with {@link #waiters} is in {@link #signal()}.
-     */
-    @SuppressWarnings("unused") // accessed through SIGNALS
-    private volatile long signals;
-    /** Bumped by {@link #wakeWaiters()} only, so that {@link #await} returns to let its caller re-check. */
-    @SuppressWarnings("unused") // accessed through WAKEUPS
-    private volatile long wakeups;
-    private volatile boolean closed;
-    /**
-     * Queue pairs whose send queue completes here. A poller that finds the ring empty progresses them itself when
-     * their next request is due, as a polling-driven NIC would, so a spinning waiter never depends on a NIC thread
-     * getting a core.
-     */
+    /** Queue pairs whose send queue completes here. */
     private volatile SimQueuePair[] producers = new SimQueuePair[0];
 
     SimCompletionQueue(SimFabric fabric, int depth) {
+        super(depth);
         this.fabric = fabric;
-        this.depth = depth;
-        int size = depth == 1 ? 1 : Integer.highestOneBit(depth - 1) << 1;
-        this.ring = new Completion[size];
-        this.mask = size - 1;
-        for (int i = 0; i < size; i++) {
-            ring[i] = new Completion();
-        }
-    }
-
-    @Override
-    public int depth() {
-        return depth;
-    }
-
-    boolean reserve(int n) {
-        if (closed) {
-            throw new IllegalStateException("completion queue is closed");
-        }
-        while (true) {
-            int r = (int) RESERVED.getVolatile(this);
-            if (r + n > depth) {
-                return false;
-            }
-            if (RESERVED.compareAndSet(this, r, r + n)) {
-                return true;
-            }
-        }
-    }
-
-    void release(int n) {
-        RESERVED.getAndAdd(this, -n);
-    }
-
-    /** Queues a completion. Caller may hold its queue pair's monitor and {@code rqLock}, never {@link #waitLock}. */
-    void deliver(long wrId, WcStatus status, Opcode opcode, int bytes, int qpn) {
-        synchronized (this) {
-            ring[(int) tail++ & mask].set(wrId, status, opcode, bytes, qpn, 0);
-        }
-        // After the ring update, so that a waiter that read the old signal count before polling sees the new one.
-        signal();
-    }
-
-    /**
-     * Wakes blocked waiters after a change to what they wait for. The handshake, which loses no wake-up without
-     * taking {@link #waitLock} on the common path (nobody waiting):
-     * <pre>
-     *   signaller:  publish the change;  SIGNALS += 1;  if (waiters > 0) notify under waitLock
-     *   waiter:     s = SIGNALS;  poll (finds nothing);  under waitLock: waiters += 1;  if (SIGNALS == s) wait
-     * </pre>
-     * All four accesses to {@code SIGNALS} and {@code waiters} are volatile, so they are sequentially consistent:
-     * either the signaller's {@code waiters} read follows the waiter's increment, and it notifies (under the lock,
-     * so only once the waiter is inside {@code wait}), or the waiter's second {@code SIGNALS} read follows the
-     * signaller's bump, and it does not wait. A change published before the waiter's first {@code SIGNALS} read is
-     * seen by its poll.
-     */
-    private void signal() {
-        SIGNALS.getAndAdd(this, 1L);
-        // Read waiters only after the bump above (volatile order), the other half of the handshake.
-        if (waiters > 0) {
-            synchronized (waitLock) {
-                waitLock.notifyAll();
-            }
-        }
     }
 
     synchronized void addProducer(SimQueuePair qp) {
@@ -155,88 +37,23 @@ final class SimCompletionQueue implements WakeableCompletionQueue {
     }
 
     @Override
-    public int poll(Completion[] out, int max) {
-        int n = pollRing(out, max);
-        if (n == 0 && fabric.context().roundTripLatencyNs() > 0) {
-            SimQueuePair[] qps = producers;
-            if (qps.length > 0) {
-                long now = fabric.now();
-                for (SimQueuePair qp : qps) {
-                    qp.progressIfDue(now);
-                }
-                n = pollRing(out, max);
-            }
+    protected boolean progress() {
+        if (fabric.context().roundTripLatencyNs() == 0) {
+            return false;
         }
-        return n;
-    }
-
-    private synchronized int pollRing(Completion[] out, int max) {
-        if (max > out.length) {
-            throw new IllegalArgumentException("max " + max + " exceeds the array's " + out.length + " slots");
+        SimQueuePair[] qps = producers;
+        if (qps.length == 0) {
+            return false;
         }
-        int n = (int) Math.min(tail - head, max);
-        for (int i = 0; i < n; i++) {
-            out[i].copyFrom(ring[(int) head++ & mask]);
+        long now = fabric.now();
+        for (SimQueuePair qp : qps) {
+            qp.progressIfDue(now);
         }
-        if (n > 0) {
-            RESERVED.getAndAdd(this, -n);
-        }
-        return n;
+        return true;
     }
 
     @Override
-    public int await(Completion[] out, long timeoutNs) {
-        long start = System.nanoTime();
-        int n;
-        while ((n = poll(out, out.length)) == 0) {
-            long waited = System.nanoTime() - start;
-            if (waited >= Math.min(SPIN_NS, timeoutNs)) {
-                break;
-            }
-            Thread.onSpinWait();
-        }
-        if (n > 0) {
-            return n;
-        }
-        long seenWakeups = (long) WAKEUPS.getVolatile(this);
-        while (true) {
-            // Read the signal count before polling: a delivery the poll misses bumps it afterwards (see signal()).
-            long seen = (long) SIGNALS.getVolatile(this);
-            // Poll holding no lock: poll may progress a producer, which takes its queue pair's monitor and then ours.
-            n = poll(out, out.length);
-            long remaining = timeoutNs - (System.nanoTime() - start);
-            boolean woken = (long) WAKEUPS.getVolatile(this) != seenWakeups;
-            if (n > 0 || woken || remaining <= 0 || closed || fabric.isClosed()) {
-                return n;
-            }
-            synchronized (waitLock) {
-                waiters++;
-                try {
-                    // The re-read follows the increment of waiters (volatile order): the waiter's half of signal().
-                    if ((long) SIGNALS.getVolatile(this) == seen) {
-                        waitLock.wait(remaining / 1_000_000, (int) (remaining % 1_000_000));
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return 0;
-                } finally {
-                    waiters--;
-                }
-            }
-        }
-    }
-
-    @Override
-    public void wakeWaiters() {
-        // Bumped before signal() bumps SIGNALS, so a waiter woken by this signal sees the new wake-up count.
-        WAKEUPS.getAndAdd(this, 1L);
-        signal();
-    }
-
-    @Override
-    public void close() {
-        // Set before signal(), so a waiter woken by it sees the queue closed.
-        closed = true;
-        signal();
+    protected boolean fabricClosed() {
+        return fabric.isClosed();
     }
 }

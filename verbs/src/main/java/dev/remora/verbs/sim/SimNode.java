@@ -6,6 +6,7 @@ import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
+import dev.remora.verbs.spi.OffHeapRegion;
 
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -68,32 +69,12 @@ final class SimNode implements Node {
 
     @Override
     public MemoryRegion allocate(long lengthBytes, int access) {
-        if (lengthBytes <= 0 || lengthBytes > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("region length must be in 1.." + (Integer.MAX_VALUE - 8) + ": "
-                + lengthBytes);
-        }
-        int len = (int) ((lengthBytes + 7) & ~7L);
-        return registerBuffer(ByteBuffer.allocateDirect(len).order(ByteOrder.nativeOrder()), access);
+        return registerBuffer(OffHeapRegion.allocateBuffer(lengthBytes), access);
     }
 
     @Override
     public MemoryRegion register(ByteBuffer directBuffer, int access) {
-        Objects.requireNonNull(directBuffer, "buffer");
-        if (!directBuffer.isDirect()) {
-            throw new IllegalArgumentException("only direct buffers can be registered");
-        }
-        if (directBuffer.remaining() == 0) {
-            throw new IllegalArgumentException("cannot register an empty buffer");
-        }
-        int misalignment = directBuffer.alignmentOffset(directBuffer.position(), Long.BYTES);
-        if (misalignment != 0) {
-            // The region's address is page-aligned, so its word offsets must be aligned in native memory too, or
-            // the CPU's aligned accessors and the NIC's atomics on them fail.
-            throw new IllegalArgumentException("cannot register a buffer whose position " + directBuffer.position()
-                + " is " + misalignment + " bytes past an 8-byte-aligned native address: regions start 8-byte "
-                + "aligned; slice the buffer where alignmentOffset(index, 8) == 0");
-        }
-        return registerBuffer(directBuffer.slice().order(ByteOrder.nativeOrder()), access);
+        return registerBuffer(OffHeapRegion.registrable(directBuffer), access);
     }
 
     private MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
