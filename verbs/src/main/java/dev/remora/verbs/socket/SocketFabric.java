@@ -297,6 +297,26 @@ public final class SocketFabric implements Fabric {
         }
     }
 
+    /**
+     * The node of this fabric a handle stands for: the handle itself, or (for a handle that wraps a peer, as a test
+     * harness's does) the node this fabric knows with the same id and address.
+     *
+     * @param node a node handle
+     * @return this fabric's node
+     * @throws IllegalArgumentException if this fabric does not know it
+     */
+    Node resolve(Node node) {
+        if (node.fabric() == this) {
+            return node;
+        }
+        Node known = nodes.get(node.id());
+        if (known != null && known.address().equals(node.address())) {
+            return known;
+        }
+        throw new IllegalArgumentException("node " + node.name() + " at " + node.address() + " is not known to this "
+            + "fabric: connect(\"" + node.address() + "\") first");
+    }
+
     /** Connects a local queue pair to a node (a passive queue pair there, or the given one of a local node). */
     void connectQueuePair(SocketNode from, SocketQueuePair qp, Node target, int bindQpn) {
         String address = target.address();

@@ -161,30 +161,27 @@ final class SocketNode implements Node {
         if (!(local instanceof SocketQueuePair l) || l.socketNode() != this) {
             throw new IllegalArgumentException("the local queue pair must be one of node " + name);
         }
-        if (!(remote instanceof SocketQueuePair r) || r.socketNode().fabric() != fabric) {
-            throw new IllegalArgumentException("the remote queue pair must be one of this fabric's local nodes (a "
-                + "peer process accepts one-sided connections only: use connect(Node, CompletionQueue))");
-        }
-        if (r.socketNode() == this) {
+        Node target = fabric.resolve(remote.node());
+        if (target == this) {
             throw new IllegalArgumentException("cannot connect two queue pairs of the same node");
         }
-        if (l.state() != dev.remora.verbs.QpState.RESET || r.state() != dev.remora.verbs.QpState.RESET) {
+        if (l.state() != dev.remora.verbs.QpState.RESET || remote.state() != dev.remora.verbs.QpState.RESET) {
             throw new IllegalStateException("both queue pairs must be in RESET");
         }
-        fabric.connectQueuePair(this, l, r.socketNode(), r.qpNumber());
+        // As with rdma_cm: the peer's queue pair is named by its node's address and its number, exchanged out of band;
+        // the peer's process binds the connection to it.
+        fabric.connectQueuePair(this, l, target, remote.qpNumber());
     }
 
     @Override
     public QueuePair connect(Node target, CompletionQueue cq) {
         Objects.requireNonNull(target, "target");
         SocketCompletionQueue scq = socketCq(cq, "send");
-        if (target.fabric() != fabric) {
-            throw new IllegalArgumentException("node " + target.name() + " belongs to another fabric");
-        }
+        Node resolved = fabric.resolve(target);
         fabric.ensureOpen();
         ensureAlive();
         SocketQueuePair qp = newQueuePair(scq, scq);
-        fabric.connectQueuePair(this, qp, target, -1);
+        fabric.connectQueuePair(this, qp, resolved, -1);
         return qp;
     }
 
