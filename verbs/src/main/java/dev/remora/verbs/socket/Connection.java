@@ -733,6 +733,7 @@ final class Connection {
             out.flip();
             try {
                 channel.write(out);
+                fabric.countSocketWrite();
             } catch (IOException e) {
                 out.clear();
                 close("writing to " + describePeer() + " failed: " + e.getMessage());
