@@ -62,6 +62,20 @@ class ChildJvmTest {
     }
 
     @Test
+    void aLongClassPathGoesThroughAnArgfileAndSigtermEndsItWith143() throws Exception {
+        StringBuilder cp = new StringBuilder(System.getProperty("java.class.path"));
+        for (int i = 0; i < 400; i++) {
+            cp.append(java.io.File.pathSeparator).append("/nonexistent/dir with space/entry-").append(i);
+        }
+        try (ChildJvm c = ChildJvm.builder(EchoMain.class).classPath(cp.toString()).start()) {
+            assertTrue(c.command().stream().anyMatch(w -> w.startsWith("@")), c.command().toString());
+            c.awaitLine(READY, START);
+            c.terminate();
+            assertEquals(128 + 15, c.awaitExit(Duration.ofSeconds(5)));
+        }
+    }
+
+    @Test
     void closeKillsALiveChild() throws Exception {
         long pid;
         try (ChildJvm c = ChildJvm.builder(EchoMain.class).name("victim").start()) {
