@@ -57,7 +57,7 @@ public final class ChildJvm implements AutoCloseable {
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             for (ChildJvm c : LIVE) {
-                c.process.destroyForcibly();
+                c.process.toHandle().destroyForcibly();
             }
         }, "ChildJvm-reaper"));
     }
@@ -419,20 +419,28 @@ public final class ChildJvm implements AutoCloseable {
         errReader.join(1000);
     }
 
-    /** Sends SIGKILL: the child ends at once, without running shutdown hooks ({@link Process#destroyForcibly()}). */
+    /**
+     * Sends SIGKILL: the child ends at once, without running shutdown hooks. The signal goes through
+     * {@link ProcessHandle#destroyForcibly()}, not {@link Process#destroyForcibly()}, which would also close the pipes
+     * to the child: its stdin would reach end of file (a second cause of exit racing the signal) and what it printed
+     * last would be lost to {@link #output()}.
+     */
     public void kill() {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
     }
 
-    /** Sends SIGTERM: the child runs its shutdown hooks and exits ({@link Process#destroy()}). */
+    /**
+     * Sends SIGTERM: the child runs its shutdown hooks and exits, normally with 143. Through
+     * {@link ProcessHandle#destroy()}, for the reason given at {@link #kill()}.
+     */
     public void terminate() {
-        process.destroy();
+        process.toHandle().destroy();
     }
 
     /** Kills the child if it is still alive and waits for it to be gone. */
     @Override
     public void close() {
-        process.destroyForcibly();
+        kill();
         boolean interrupted = false;
         try {
             while (true) {
@@ -451,6 +459,11 @@ public final class ChildJvm implements AutoCloseable {
                 interrupted = true;
             }
         } finally {
+            try {
+                process.getOutputStream().close();
+            } catch (IOException e) {
+                // already closed
+            }
             deleteQuietly(argFileDir);
             if (interrupted) {
                 Thread.currentThread().interrupt();

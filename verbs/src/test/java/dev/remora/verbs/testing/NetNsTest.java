@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The probes run as {@link NetProbeMain} children in the namespaces ({@code ping} may be missing). Skipped, with the
  * reason, where namespaces (or, for one test each, netem or the bpf classifier) are not available.
  */
-@Timeout(60)
+@Timeout(20)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NetNsTest {
     private static final Pattern ANSWER = Pattern.compile("^(CONNECTED|RTT|UDP|FAIL)\\b.*");
