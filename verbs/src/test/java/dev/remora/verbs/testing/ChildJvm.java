@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * try (ChildJvm node = ChildJvm.builder(MemoryNodeMain.class).args("--port", "0").echo("node").start()) {
- *     int port = Integer.parseInt(node.awaitLine(Pattern.compile("LISTENING (\\d+)"), Duration.ofSeconds(10)).group(1));
+ *     Matcher listening = node.awaitLine(Pattern.compile("LISTENING (\\d+)"), Duration.ofSeconds(10));
+ *     int port = Integer.parseInt(listening.group(1));
  *     ...
  *     node.kill();
  *     assertEquals(137, node.awaitExit(Duration.ofSeconds(5)));
@@ -83,8 +84,9 @@ public final class ChildJvm implements AutoCloseable {
         this.process = process;
         this.command = command;
         this.argFileDir = argFileDir;
-        this.outReader = reader(process.getInputStream(), out, true, echoPrefix == null ? null : echoPrefix + " out| ");
-        this.errReader = reader(process.getErrorStream(), err, false, echoPrefix == null ? null : echoPrefix + " err| ");
+        String echo = echoPrefix;
+        this.outReader = reader(process.getInputStream(), out, true, echo == null ? null : echo + " out| ");
+        this.errReader = reader(process.getErrorStream(), err, false, echo == null ? null : echo + " err| ");
         outReader.start();
         errReader.start();
     }
@@ -474,7 +476,8 @@ public final class ChildJvm implements AutoCloseable {
     private String describeOutput() {
         String exit = process.isAlive() ? "alive" : "exit code " + process.exitValue();
         synchronized (this) {
-            return "\n[" + exit + "; command: " + abbreviate(command) + "]\n" + tail("stdout", out) + tail("stderr", err);
+            return "\n[" + exit + "; command: " + abbreviate(command) + "]\n" + tail("stdout", out)
+                + tail("stderr", err);
         }
     }
 

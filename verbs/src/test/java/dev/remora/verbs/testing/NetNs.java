@@ -144,7 +144,8 @@ public final class NetNs {
                 return new Support(nsWhy, nsWhy, nsWhy);
             }
             Optional<String> delayWhy = tcMissing().or(() -> firstFailure(
-                List.of("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "veth0", "root", "netem", "delay", "1ms")))
+                List.of("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "veth0", "root", "netem", "delay",
+                    "1ms")))
                 .map(w -> "tc netem (delay) does not work here, the kernel probably lacks sch_netem"
                     + " (CONFIG_NET_SCH_NETEM): " + w);
             Optional<String> lossWhy = tcMissing().or(() -> firstFailure(

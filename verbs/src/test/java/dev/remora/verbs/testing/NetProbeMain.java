@@ -23,11 +23,12 @@ import java.util.concurrent.locks.LockSupport;
  *       {@code LISTENING <port>}, echoes every byte of every TCP connection (a thread each) and every datagram.</li>
  *   <li>{@code client}: reads commands from stdin, one line each, and prints one line of answer:
  *     <ul>
- *       <li>{@code connect HOST PORT TIMEOUT_MS}: {@code CONNECTED <µs>}, or {@code FAIL <exception> <ms> <message>};</li>
+ *       <li>{@code connect HOST PORT TIMEOUT_MS}: {@code CONNECTED <µs>}, or
+ *           {@code FAIL <exception> <ms> <message>};</li>
  *       <li>{@code rtt HOST PORT N}: connects, does N one-byte TCP round trips, {@code RTT <min µs> <median µs>},
  *           or {@code FAIL ...} (each read waits 3 s at most);</li>
- *       <li>{@code udp HOST PORT N}: sends N datagrams 0.1 ms apart, counts the echoes that come back within 1 s of the last
- *           send, {@code UDP <received>}.</li>
+ *       <li>{@code udp HOST PORT N}: sends N datagrams 0.1 ms apart, counts the echoes that come back within 1 s of
+ *           the last send, {@code UDP <received>}.</li>
  *     </ul></li>
  * </ul>
  */
