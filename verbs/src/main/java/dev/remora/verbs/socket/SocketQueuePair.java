@@ -311,6 +311,9 @@ final class SocketQueuePair implements QueuePair {
     void pump(ByteBuffer out) {
         while (!unsent.isEmpty()) {
             SocketWqe w = unsent.peek();
+            if (w.has(WorkRequest.FENCE) && w.sent == 0 && readOrAtomicBefore(w)) {
+                return; // R13: a fenced request starts only after every earlier READ and atomic has completed
+            }
             if (!encode(w, out)) {
                 return;
             }
@@ -320,9 +323,22 @@ final class SocketQueuePair implements QueuePair {
         }
     }
 
-    /** @return whether the requester has requests not yet fully encoded */
+    private boolean readOrAtomicBefore(SocketWqe w) {
+        for (SocketWqe e : outstanding) {
+            if (e == w) {
+                return false;
+            }
+            if (e.opcode == Opcode.READ || e.opcode.isAtomic()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return whether the requester has requests to encode now (not waiting behind a fence) */
     boolean hasUnsent() {
-        return !unsent.isEmpty();
+        SocketWqe w = unsent.peek();
+        return w != null && !(w.has(WorkRequest.FENCE) && w.sent == 0 && readOrAtomicBefore(w));
     }
 
     private boolean encode(SocketWqe w, ByteBuffer out) {
