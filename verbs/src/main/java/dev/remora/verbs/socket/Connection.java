@@ -177,6 +177,36 @@ final class Connection {
         process();
     }
 
+    /**
+     * Reads and acts on what the socket holds, from a thread polling its completion queue (the service thread does
+     * the same when the selector reports the socket readable; whoever comes first reads).
+     *
+     * @return whether something was read
+     */
+    boolean pollResponses() {
+        synchronized (this) {
+            if (state != State.ACTIVE || silenced || !in.hasRemaining()) {
+                return false;
+            }
+            int n;
+            try {
+                n = channel.read(in);
+            } catch (IOException e) {
+                close("connection to " + describePeer() + " failed: " + e.getMessage());
+                return true;
+            }
+            if (n < 0) {
+                close("connection closed by " + describePeer());
+                return true;
+            }
+            if (n == 0) {
+                return false;
+            }
+            process();
+            return true;
+        }
+    }
+
     synchronized void onWritable() {
         if (state == State.CLOSED) {
             return;

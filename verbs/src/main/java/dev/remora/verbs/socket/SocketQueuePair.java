@@ -48,6 +48,8 @@ final class SocketQueuePair implements QueuePair {
     private final ArrayDeque<SocketWqe> unsent = new ArrayDeque<>();
     private final ArrayDeque<SocketWqe> spare = new ArrayDeque<>();
     private int nextSeq;
+    /** outstanding.size(), readable without the connection's monitor. */
+    private volatile int outstandingCount;
     /** A request with a local error is queued: nothing after it goes on the wire. */
     private boolean stopSending;
 
@@ -127,6 +129,14 @@ final class SocketQueuePair implements QueuePair {
             remoteNodeId = peerNodeId;
             state = QpState.RTS;
         }
+        if (sendCq != null) {
+            sendCq.addProducer(this);
+        }
+    }
+
+    /** @return whether requests are outstanding (so a poller may read their responses); a racy hint */
+    boolean awaitsResponses() {
+        return outstandingCount > 0;
     }
 
     /** Connects the queue pair to a peer it could not reach: it is RTS, and its first request fails (R20). */
@@ -275,6 +285,7 @@ final class SocketQueuePair implements QueuePair {
             }
         }
         outstanding.add(w);
+        outstandingCount = outstanding.size();
         if (w.localError != null) {
             stopSending = true;
         } else if (!stopSending) {
@@ -455,6 +466,7 @@ final class SocketQueuePair implements QueuePair {
             }
         }
         outstanding.poll();
+        outstandingCount = outstanding.size();
         complete(w, WcStatus.SUCCESS);
         completeLocalErrors();
     }
@@ -501,6 +513,7 @@ final class SocketQueuePair implements QueuePair {
             complete(w, WcStatus.WR_FLUSH_ERR);
         }
         unsent.clear();
+        outstandingCount = 0;
         flushReceiveQueue();
         Connection c = conn;
         if (c != null && closeConnection) {
@@ -628,6 +641,7 @@ final class SocketQueuePair implements QueuePair {
             if (!outstanding.isEmpty()) {
                 sendCq.release(outstanding.size());
                 outstanding.clear();
+                outstandingCount = 0;
                 unsent.clear();
             }
         }
@@ -639,6 +653,9 @@ final class SocketQueuePair implements QueuePair {
         }
         if (c != null) {
             c.close("queue pair " + qpn + " closed");
+        }
+        if (sendCq != null) {
+            sendCq.removeProducer(this);
         }
         node.forget(this);
     }
