@@ -230,6 +230,11 @@ final class Connection {
         }
         if (qp != null) {
             qp.checkTimeout(now, fabric.context().retryTimeoutNs());
+            if (qp.hasDelayed()) {
+                qp.deliverDue(now);
+                qp.pump(out);
+                flushOutput();
+            }
         }
         if (sendStallDeadlineNs != 0 && !silenced) {
             process();
@@ -828,7 +833,8 @@ final class Connection {
             f.completeExceptionally(new IOException(reason));
         }
         lookups.clear();
-        if (qp != null) {
+        if (qp != null && qp.connection() == this) {
+            // Only the queue pair's own connection: a dial that failed is not (the queue pair is then unreachable).
             qp.connectionLost(reason);
         }
         fabric.forget(this);

@@ -367,7 +367,8 @@ public final class SocketFabric implements Fabric {
             Connection c = qp.connection();
             synchronized (c) {
                 qp.checkTimeout(now, context.retryTimeoutNs());
-                if (qp.state() != dev.remora.verbs.QpState.RTS) {
+                qp.deliverDue(now);
+                if (qp.state() != dev.remora.verbs.QpState.RTS && !qp.hasDelayed()) {
                     broken.remove(qp);
                 }
             }

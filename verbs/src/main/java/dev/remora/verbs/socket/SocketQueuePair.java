@@ -36,6 +36,10 @@ final class SocketQueuePair implements QueuePair {
     private final int depth;
     private final int maxInline;
     private final int maxSend;
+    /** Injected round trip ({@link SocketContext#roundTripDelayNs}), 0 for none. */
+    private final long delayNs;
+    private final ArrayDeque<SocketWqe> delayed = new ArrayDeque<>();
+    private long lastDueNs;
 
     private volatile QpState state = QpState.RESET;
     private volatile Connection conn;
@@ -79,6 +83,7 @@ final class SocketQueuePair implements QueuePair {
         this.depth = c.sendQueueDepth();
         this.maxInline = c.maxInlineBytes();
         this.maxSend = c.maxSendBytes();
+        this.delayNs = c.roundTripDelayNs();
     }
 
     @Override
@@ -322,6 +327,9 @@ final class SocketQueuePair implements QueuePair {
     void pump(ByteBuffer out) {
         while (!unsent.isEmpty()) {
             SocketWqe w = unsent.peek();
+            if (delayNs > 0 && w.sent == 0 && System.nanoTime() - w.postedNs < delayNs / 2) {
+                return; // injected latency: the request takes effect no earlier than half a round trip after posting
+            }
             if (w.has(WorkRequest.FENCE) && w.sent == 0 && readOrAtomicBefore(w)) {
                 return; // R13: a fenced request starts only after every earlier READ and atomic has completed
             }
@@ -514,6 +522,9 @@ final class SocketQueuePair implements QueuePair {
         }
         unsent.clear();
         outstandingCount = 0;
+        if (!delayed.isEmpty()) {
+            node.fabric().watch(this); // its connection goes: the timer delivers the delayed completions
+        }
         flushReceiveQueue();
         Connection c = conn;
         if (c != null && closeConnection) {
@@ -522,6 +533,33 @@ final class SocketQueuePair implements QueuePair {
     }
 
     private void complete(SocketWqe w, WcStatus status) {
+        if (delayNs > 0) {
+            // Injected latency: the completion comes a round trip after posting, in order (R11).
+            w.status = status;
+            w.dueNs = Math.max(w.postedNs + delayNs, lastDueNs);
+            lastDueNs = w.dueNs;
+            delayed.add(w);
+            deliverDue(System.nanoTime());
+            return;
+        }
+        deliver(w, status);
+    }
+
+    /** Delivers the delayed completions that are due (injected latency only). */
+    void deliverDue(long now) {
+        SocketWqe w;
+        while ((w = delayed.peek()) != null && now - w.dueNs >= 0) {
+            delayed.poll();
+            deliver(w, w.status);
+        }
+    }
+
+    /** @return whether injected latency holds requests or completions back */
+    boolean hasDelayed() {
+        return !delayed.isEmpty() || (delayNs > 0 && !unsent.isEmpty());
+    }
+
+    private void deliver(SocketWqe w, WcStatus status) {
         if (node.isCrashed()) {
             spare.add(w); // a crashed node completes nothing more
             return;
@@ -638,6 +676,10 @@ final class SocketQueuePair implements QueuePair {
             }
             state = QpState.CLOSED;
             // ibv_destroy_qp discards outstanding requests without completions: return their reservations.
+            if (!delayed.isEmpty()) {
+                sendCq.release(delayed.size());
+                delayed.clear();
+            }
             if (!outstanding.isEmpty()) {
                 sendCq.release(outstanding.size());
                 outstanding.clear();
