@@ -836,6 +836,9 @@ final class Connection {
         if (qp != null && qp.connection() == this) {
             // Only the queue pair's own connection: a dial that failed is not (the queue pair is then unreachable).
             qp.connectionLost(reason);
+            if (qp.isPassive()) {
+                node.forget(qp); // made for this connection only
+            }
         }
         fabric.forget(this);
     }

@@ -157,6 +157,13 @@ class SocketFabricRobustnessTest {
                 + "oversized length or a wrong version");
             assertTrue(log.messages.stream().anyMatch(m -> m.contains("malformed frame") || m.contains("closed its "
                 + "connection")), "reasons are logged: " + log.messages.subList(0, Math.min(5, log.messages.size())));
+            // The passive queue pairs made for the attackers' connections (and the closed client's) went with them.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            SocketNode served = (SocketNode) home;
+            while (served.queuePairCount() > 0 && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, served.queuePairCount(), "no queue pair outlives its connection");
             // And the server still serves a new client.
             try (Endpoint ep = Endpoint.open(me)) {
                 assertEquals(acknowledged.get(), ep.faa(live.remote(0), 1));
