@@ -4,6 +4,8 @@ import dev.remora.check.HistoryRecorder;
 import dev.remora.locks.FencedRegister;
 import dev.remora.locks.LeaseLock;
 import dev.remora.locks.LockResult;
+import dev.remora.locks.RemoteLock;
+import dev.remora.locks.TicketLock;
 import dev.remora.objects.RemoteCounter;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
@@ -47,7 +49,8 @@ import java.util.concurrent.TimeUnit;
  * in the first {@code holds} critical sections before the write, renewing every {@code renewMs}; default 0),
  * {@code holds} (default 1), {@code renewMs} (default 50), {@code pauseMs} (between rounds, default 2),
  * {@code retryMs} (the fabric's retry timeout, default 300), {@code connectMs} (its connect timeout, default 2000), {@code opTimeoutMs} (the endpoint's operation timeout,
- * default 1000), {@code lock} (false: increments only), {@code relookup} (true: on a remote access error look the
+ * default 1000), {@code lock} (false: increments only), {@code lockKind} ({@code lease}, the default, or {@code ticket}: the
+ * {@link TicketLock}, with no register), {@code relookup} (true: on a remote access error look the
  * objects up again and start a new epoch with new history files).
  */
 public final class FaultClient {
@@ -65,6 +68,7 @@ public final class FaultClient {
     private RemoteCounter counter;
     private LeaseLock lease;
     private FencedRegister register;
+    private RemoteLock ticket;
     private int sections;
     private int seq;
     private long acked;
@@ -181,6 +185,9 @@ public final class FaultClient {
         counter = RemoteCounter.attach(ep, c);
         lease = LeaseLock.attach(ep, l);
         register = FencedRegister.attach(ep, r);
+        if (args.getOrDefault("lockKind", "lease").equals("ticket")) {
+            ticket = TicketLock.attach(ep, fabric.lookup(FaultHome.TICKET));
+        }
     }
 
     private static boolean unknown(RuntimeException e) {
@@ -239,7 +246,64 @@ public final class FaultClient {
         }
     }
 
+    /**
+     * A critical section under the ticket lock, which has no lease and no token: a killed holder stalls it until an
+     * operator resets it. A lock attempt that timed out keeps its drawn ticket (the handle stays in line), and the
+     * lock is this handle's only once a later attempt returns: so a time-out with nothing in flight is {@code fail}.
+     */
+    private void ticketSection(long deadlineNs) {
+        long left = deadlineNs - System.nanoTime();
+        if (left <= 0) {
+            return;
+        }
+        long timeoutNs = Math.min(ms(args, "lockTimeoutMs", 1000), left);
+        HistoryRecorder.Invocation acq = rec.lockProc.invoke("acquire", null, null);
+        LockResult r;
+        try {
+            r = ticket.lock(timeoutNs, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            if (unknown(e)) {
+                acq.info();
+            } else {
+                acq.fail();
+            }
+            error("acquire", e);
+            return;
+        }
+        if (!r.acquired()) {
+            if (ep.unsettled().isEmpty()) {
+                acq.fail();
+            } else {
+                acq.info();
+            }
+            say("WAITING " + r);
+            return;
+        }
+        acq.ok(null);
+        sections++;
+        say("IN_CS 0 " + r + " " + System.nanoTime());
+        if (sections <= holds && holdNs > 0) {
+            sleepNs(holdNs);
+        }
+        HistoryRecorder.Invocation rel = rec.lockProc.invoke("release", null, null);
+        try {
+            ticket.unlock();
+            rel.ok(null);
+        } catch (RuntimeException e) {
+            if (unknown(e)) {
+                rel.info();
+            } else {
+                rel.fail();
+            }
+            error("release", e);
+        }
+    }
+
     private void section(long deadlineNs) {
+        if (ticket != null) {
+            ticketSection(deadlineNs);
+            return;
+        }
         long left = deadlineNs - System.nanoTime();
         if (left <= 0) {
             return;

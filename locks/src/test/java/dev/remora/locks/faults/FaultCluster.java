@@ -1,6 +1,11 @@
 package dev.remora.locks.faults;
 
 import dev.remora.check.model.Models;
+import dev.remora.locks.TicketLock;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.socket.SocketContext;
+import dev.remora.verbs.socket.SocketFabric;
 import dev.remora.verbs.testing.ChildJvm;
 
 import java.io.IOException;
@@ -127,6 +132,23 @@ final class FaultCluster implements AutoCloseable {
             .args(a.toArray(String[]::new)).start()) {
             Matcher m = j.awaitLine(Pattern.compile("^READ (\\d+) (\\d+) (-?\\d+)$"), START);
             return new Reading(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Integer.parseInt(m.group(3)));
+        }
+    }
+
+    /**
+     * Resets the home's ticket lock from the test JVM (the operator's recovery of a stalled ticket lock).
+     *
+     * @param home the home's address
+     * @return the new value of its serving counter
+     */
+    long resetTicket(String home) {
+        try (SocketFabric f = SocketFabric.open(new SocketContext().port(0).secret(secret)
+            .retryTimeoutNs(2_000_000_000L))) {
+            Node me = f.addNode("operator");
+            f.connect(home);
+            try (Endpoint ep = Endpoint.open(me, new Endpoint.Context().operationTimeoutNs(5_000_000_000L))) {
+                return TicketLock.reset(ep, f.lookup(FaultHome.TICKET));
+            }
         }
     }
 

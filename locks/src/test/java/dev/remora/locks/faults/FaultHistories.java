@@ -86,6 +86,22 @@ final class FaultHistories {
     }
 
     /**
+     * Adds an operation of the test itself that started at {@code invokedNs} and ended now, e.g. an operator's reset.
+     *
+     * @param function its function
+     * @param invokedNs when it was invoked ({@code System.nanoTime()})
+     * @return this
+     */
+    FaultHistories addOkSince(String function, long invokedNs) {
+        long t = System.nanoTime();
+        lines.add(new Line(invokedNs, "test", "{\"process\":\"operator\",\"type\":\"invoke\",\"f\":\"" + function
+            + "\",\"time\":" + invokedNs + "}"));
+        lines.add(new Line(t, "test", "{\"process\":\"operator\",\"type\":\"ok\",\"f\":\"" + function
+            + "\",\"time\":" + t + "}"));
+        return this;
+    }
+
+    /**
      * @param type an event type ({@code invoke}, {@code ok}, {@code fail}, {@code info})
      * @param function the function
      * @return how many events of that type and function the files hold

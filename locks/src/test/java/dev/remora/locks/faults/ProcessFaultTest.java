@@ -38,12 +38,23 @@ class ProcessFaultTest {
         return j.awaitLine(Pattern.compile(regex), FaultCluster.START);
     }
 
+    /** @return the time printed in the first {@code IN_CS} line of {@code j} after {@code ns}, or -1 */
+    private static long firstInCsAfter(ChildJvm j, long ns) {
+        for (String l : j.stdoutLines()) {
+            Matcher m = FaultCluster.IN_CS.matcher(l);
+            if (m.find() && Long.parseLong(m.group(3)) > ns) {
+                return Long.parseLong(m.group(3));
+            }
+        }
+        return -1;
+    }
+
     @Test
     void aClientKilledInItsCriticalSectionIsTakenOverAfterItsLease() throws Exception {
         try (FaultCluster c = new FaultCluster(dir, List.of(), null)) {
             FaultCluster.Home home = c.startHome();
             ChildJvm a = c.startClient(1, home.address(), "runMs=5000", "holdMs=3000");
-            ChildJvm b = c.startClient(2, home.address(), "runMs=3500");
+            ChildJvm b = c.startClient(2, home.address(), "runMs=2500");
             Matcher inCs = a.awaitLine(FaultCluster.IN_CS, FaultCluster.START);
             long tokenA = Long.parseLong(inCs.group(1));
             long killNs = System.nanoTime();
@@ -73,11 +84,48 @@ class ProcessFaultTest {
     }
 
     @Test
+    void aTicketLockWhoseHolderWasKilledStallsUntilAnOperatorResetsIt() throws Exception {
+        try (FaultCluster c = new FaultCluster(dir, List.of(), null)) {
+            FaultCluster.Home home = c.startHome();
+            ChildJvm a = c.startClient(1, home.address(), "runMs=5000", "holdMs=3000", "lockKind=ticket");
+            ChildJvm b = c.startClient(2, home.address(), "runMs=3000", "lockKind=ticket", "lockTimeoutMs=300");
+            a.awaitLine(FaultCluster.IN_CS, FaultCluster.START);
+            long killNs = System.nanoTime();
+            a.kill();
+            assertEquals(137, a.awaitExit(EXIT));
+            // No lease: the waiter times out again and again (lock timeout 300 ms), and never gets in.
+            Thread.sleep(1200);
+            assertEquals(-1, firstInCsAfter(b, killNs), "the waiter got in while the dead holder had the lock");
+            assertTrue(b.stdoutLines().stream().anyMatch(l -> l.equals("WAITING TIMED_OUT")), c.outputs());
+            long stalledMs = (System.nanoTime() - killNs) / 1_000_000;
+            long resetNs = System.nanoTime();
+            long serving = c.resetTicket(home.address());
+            long inAfterKill = -1;
+            for (long end = System.nanoTime() + 10_000_000_000L; inAfterKill < 0 && System.nanoTime() < end; ) {
+                Thread.sleep(20);
+                inAfterKill = firstInCsAfter(b, resetNs);
+            }
+            assertTrue(inAfterKill > resetNs, "the waiter did not get in after the reset\n" + c.outputs());
+            long afterResetMs = (inAfterKill - resetNs) / 1_000_000;
+            assertEquals(0, b.awaitExit(EXIT), c.outputs());
+            FaultHistories lock = c.histories("lock", 0);
+            // Without the operator's reset the history is not linearizable: the dead holder never released.
+            lock.assertVerdict(Models.mutex(), Verdict.NOT_LINEARIZABLE);
+            int lockOps = lock.addOkSince("release", resetNs).assertLinearizable(Models.mutex());
+            FaultCluster.Reading r = c.read(home.address(), "127.0.0.1");
+            int counterOps = FaultCluster.checkCounter(c.histories("counter", 0), r.counter());
+            System.out.println("FAULT kill -9 client in CS | TicketLock | stalled (waiter TIMED_OUT) for " + stalledMs
+                + " ms until TicketLock.reset (serving " + serving + "), waiter in " + afterResetMs
+                + " ms after it | ops: lock " + lockOps + " (with the reset as the release), counter " + counterOps);
+        }
+    }
+
+    @Test
     void aStoppedHoldersLateWriteIsRefusedByTheFence() throws Exception {
         try (FaultCluster c = new FaultCluster(dir, List.of(), null)) {
             FaultCluster.Home home = c.startHome();
-            ChildJvm a = c.startClient(1, home.address(), "runMs=5000", "holdMs=1500");
-            ChildJvm b = c.startClient(2, home.address(), "runMs=3500");
+            ChildJvm a = c.startClient(1, home.address(), "runMs=3000", "holdMs=1500");
+            ChildJvm b = c.startClient(2, home.address(), "runMs=2500");
             Matcher inCs = a.awaitLine(FaultCluster.IN_CS, FaultCluster.START);
             long tokenA = Long.parseLong(inCs.group(1));
             FaultCluster.signal(a, "STOP");
@@ -152,7 +200,7 @@ class ProcessFaultTest {
         }
         try (FaultCluster c = new FaultCluster(dir, List.of(), null)) {
             FaultCluster.Home first = c.startHome("port=" + port);
-            ChildJvm a = c.startClient(1, first.address(), "runMs=4000", "relookup=true");
+            ChildJvm a = c.startClient(1, first.address(), "runMs=3500", "relookup=true");
             await(a, "^WROTE ");
             long killNs = System.nanoTime();
             first.jvm().kill();
