@@ -48,9 +48,10 @@ import java.util.concurrent.TimeUnit;
  * {@code runMs} (default 2000), {@code incs} (default 3), {@code lockTimeoutMs} (default 1000), {@code holdMs} (time
  * in the first {@code holds} critical sections before the write, renewing every {@code renewMs}; default 0),
  * {@code holds} (default 1), {@code renewMs} (default 50), {@code pauseMs} (between rounds, default 2),
- * {@code retryMs} (the fabric's retry timeout, default 300), {@code connectMs} (its connect timeout, default 2000), {@code opTimeoutMs} (the endpoint's operation timeout,
- * default 1000), {@code lock} (false: increments only), {@code lockKind} ({@code lease}, the default, or {@code ticket}: the
- * {@link TicketLock}, with no register), {@code relookup} (true: on a remote access error look the
+ * {@code retryMs} (the fabric's retry timeout, default 300), {@code connectMs} (its connect timeout, default 2000),
+ * {@code opTimeoutMs} (the endpoint's operation timeout, default 1000), {@code lock} (false: increments only),
+ * {@code lockKind} ({@code lease}, the default, or {@code ticket}: the {@link TicketLock}, with no register),
+ * {@code relookup} (true: on a remote access error look the
  * objects up again and start a new epoch with new history files).
  */
 public final class FaultClient {
@@ -230,7 +231,9 @@ public final class FaultClient {
     }
 
     private void increment() {
-        HistoryRecorder.Invocation inv = rec.counterProc.invoke("add", null, 1L); // before the FETCH_ADD is posted
+        // Invoked before the FETCH_ADD is posted (R2: it cannot take effect earlier), completed after its completion,
+        // which comes only once it has taken effect (R11); a retry-exceeded error leaves it indeterminate (R20): info.
+        HistoryRecorder.Invocation inv = rec.counterProc.invoke("add", null, 1L);
         try {
             counter.incrementAndGet();
             inv.ok(1L);

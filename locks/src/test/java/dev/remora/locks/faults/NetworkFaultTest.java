@@ -178,14 +178,16 @@ class NetworkFaultTest {
         long unknownOrRefused = during.entrySet().stream().filter(e -> !e.getKey().endsWith(" ok"))
             .mapToLong(java.util.Map.Entry::getValue).sum();
         assertTrue(unknownOrRefused > 0, "no operation of the partitioned client ended info or fail: " + during
-            + " cut " + cut[0] + ".." + cut[1] + "\n" + head(o.register().text(), "c1-", 12) + head(o.lock().text(), "c1-", 12)
+            + " cut " + cut[0] + ".." + cut[1] + "\n" + head(o.register().text(), "c1-", 12)
+            + head(o.lock().text(), "c1-", 12)
             + head(o.counter().text(), "c1-", 12) + o.outputs());
         assertEquals(0, okDuring, "an operation invoked and acknowledged inside the partition\n" + o.outputs());
         long okAfter = o.counter().countBetween("c1", "ok", "add", cut[1], Long.MAX_VALUE);
         assertTrue(okAfter > 0, "client 1 did not recover after the heal\n" + o.outputs());
         System.out.println("FAULT partition client 1 (holding the lease) for " + (cut[1] - cut[0]) / 1_000_000
             + " ms, healed | LeaseLock, FencedRegister, RemoteCounter | taken over, token " + tokens[0] + " -> "
-            + tokens[1] + "; client 1's operations invoked in the cut: " + during + ", none acknowledged before the heal; "
+            + tokens[1] + "; client 1's operations invoked in the cut: " + during
+            + ", none acknowledged before the heal; "
             + okAfter
             + " acked adds after the heal | " + o.ops());
     }
