@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * partition of client 1 longer than the lease (taken while it holds the lock) and then healed, the merged histories
  * must be linearizable, no acknowledged increment may be lost, and the partitioned client's operations must end as
  * unknown outcomes (or refused stale writes), never as wrong answers. Skipped, with the reason, where namespaces (or
- * netem, or the bpf classifier for loss) are not available. Behind the {@code netns} profile ({@code -Pnetns}).
+ * netem, or the bpf classifier for loss) are not available. In the fault tier ({@code -Pfaults}, run by {@code .ci/run} after {@code mvn -B verify}).
  */
 @Timeout(90)
 class NetworkFaultTest {
