@@ -52,6 +52,19 @@ public final class DemoCommand implements Callable<Integer> {
         + "2 µs preset (default ${DEFAULT-VALUE}: requests run on the posting thread).")
     long rttNs;
 
+    @Option(names = "--fabric", defaultValue = "sim", paramLabel = "sim|socket", description = "sim (default): the "
+        + "embedded software fabric in this process; socket: a home process and two client processes on the socket "
+        + "fabric (loopback), their lock histories merged and checked.")
+    String fabricKind;
+
+    @Option(names = "--history-dir", paramLabel = "DIR", description = "With --fabric socket: keep the clients' lock "
+        + "histories and the merged one here (default: a temporary directory, removed unless the demo fails).")
+    java.nio.file.Path historyDir;
+
+    @Option(names = "--client-timeout-seconds", defaultValue = "120", hidden = true, description = "With --fabric "
+        + "socket: how long the client processes may take beyond --seconds before they are killed.")
+    long clientTimeoutSeconds;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -78,6 +91,23 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (rttNs < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns must be >= 0: " + rttNs);
+        }
+        if (fabricKind.equals("socket")) {
+            if (rttNs != 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns injects latency into the "
+                    + "embedded fabric; with --fabric socket the round trip is the real one");
+            }
+            if (threads < 2) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--fabric socket needs --threads >= 2 "
+                    + "(one per client process at least): " + threads);
+            }
+            return new SocketDemo(out).run(seconds, threads, historyDir, clientTimeoutSeconds);
+        }
+        if (!fabricKind.equals("sim")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--fabric is sim or socket, not " + fabricKind);
+        }
+        if (historyDir != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--history-dir needs --fabric socket");
         }
         SimContext context = new SimContext().roundTripLatencyNs(rttNs);
         try (SimFabric fabric = SimFabric.open(context)) {
@@ -234,11 +264,11 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void row(PrintWriter out, String name, String value) {
+    static void row(PrintWriter out, String name, String value) {
         out.printf(Locale.ROOT, "  %-28s %s%n", name, value);
     }
 
-    private static String micros(long nanos) {
+    static String micros(long nanos) {
         return String.format(Locale.ROOT, "%.2f µs", nanos / 1000.0);
     }
 }
