@@ -146,11 +146,18 @@ public final class ServeCommand implements Callable<Integer> {
         PrintStream out = System.out;
         String address = home.address();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            fabric.close();
-            out.println("remora serve: node " + name + " at " + address + " closed on a termination signal; exiting");
+            int code = 0;
+            try {
+                fabric.close();
+                out.println("remora serve: node " + name + " at " + address + " closed on a termination signal; "
+                    + "exiting");
+            } catch (RuntimeException e) {
+                out.println("remora serve: node " + name + " at " + address + " could not close: " + e);
+                code = 1;
+            }
             out.flush();
             // The JVM would exit with 128 + the signal's number after its hooks; a requested stop is a normal exit.
-            Runtime.getRuntime().halt(0);
+            Runtime.getRuntime().halt(code);
         }, "remora-serve-shutdown"));
         out.println(LISTENING + name + " listening at " + address + " (objects: " + published + ")");
         out.flush();

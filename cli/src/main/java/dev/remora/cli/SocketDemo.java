@@ -324,10 +324,19 @@ final class SocketDemo {
                 }
             }
         }
-        home.process.destroy();
+        // SIGTERM through the process handle: Process.destroy would also close the pipes, losing the home's last line.
+        home.process.toHandle().destroy();
         boolean homeExited = home.process.waitFor(10, TimeUnit.SECONDS);
         String homeExit = homeExited ? "exit " + home.process.exitValue() + " after SIGTERM"
             : "did not exit within 10 s of SIGTERM: killed";
+        if (homeExited) {
+            try {
+                String line = home.await("remora serve: node", System.nanoTime() + TimeUnit.SECONDS.toNanos(2));
+                homeExit += line.contains("closed on a termination signal") ? ", its fabric closed" : " (" + line + ")";
+            } catch (DemoFailure e) {
+                homeExit += " (it printed no closing line)";
+            }
+        }
 
         boolean countOk = finalCount == acknowledged;
         out.println();
