@@ -42,6 +42,10 @@ public final class DemoClientCommand implements Callable<Integer> {
     @Option(names = "--home", required = true, paramLabel = "HOST:PORT", description = "The home node's address.")
     String home;
 
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "The interface this client's node listens on "
+        + "(default ${DEFAULT-VALUE}); any other than loopback needs the cluster secret.")
+    String host;
+
     @Option(names = "--id", defaultValue = "1", description = "This client's number, for its node's name.")
     int id;
 
@@ -86,7 +90,7 @@ public final class DemoClientCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        SocketContext context = new SocketContext();
+        SocketContext context = new SocketContext().host(host);
         if (secretFile != null) {
             context.secret(Files.readString(secretFile, StandardCharsets.UTF_8).strip());
         }

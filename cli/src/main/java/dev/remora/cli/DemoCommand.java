@@ -65,6 +65,10 @@ public final class DemoCommand implements Callable<Integer> {
         + "socket: how long the client processes may take beyond --seconds before they are killed.")
     long clientTimeoutSeconds;
 
+    @Option(names = "--lock-acquisitions", defaultValue = "" + LOCK_ACQUISITIONS, hidden = true,
+        description = "With --fabric socket: acquisitions in the lock workload, over every lock thread.")
+    int lockAcquisitions;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -101,7 +105,11 @@ public final class DemoCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--fabric socket needs --threads >= 2 "
                     + "(one per client process at least): " + threads);
             }
-            return new SocketDemo(out).run(seconds, threads, historyDir, clientTimeoutSeconds);
+            if (lockAcquisitions < 4 || lockAcquisitions > 1_000_000) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--lock-acquisitions must be in "
+                    + "4..1000000: " + lockAcquisitions);
+            }
+            return new SocketDemo(out).run(seconds, threads, lockAcquisitions, historyDir, clientTimeoutSeconds);
         }
         if (!fabricKind.equals("sim")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--fabric is sim or socket, not " + fabricKind);

@@ -10,7 +10,8 @@ import java.util.Arrays;
 /**
  * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric, or on the
  * socket fabric between processes), {@code check} (the linearizability checker), {@code litmus} (memory-model litmus
- * tests on the deterministic fabric and TLC) and {@code serve} (a memory node on the socket fabric); {@code demo-client}
+ * tests on the deterministic fabric and TLC), {@code serve} (a memory node on the socket fabric) and {@code merge}
+ * (histories of several processes into one); {@code demo-client}
  * (hidden) is a client process of the socket demo.
  */
 @Command(name = "remora", mixinStandardHelpOptions = true, version = "remora 0.1.0-SNAPSHOT",
@@ -45,7 +46,7 @@ public final class RemoraMain implements Runnable {
     static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new RemoraMain());
         boolean all = !"demo".equals(first) && !"check".equals(first) && !"litmus".equals(first)
-            && !"serve".equals(first) && !"demo-client".equals(first);
+            && !"serve".equals(first) && !"demo-client".equals(first) && !"merge".equals(first);
         if (all || "demo".equals(first)) {
             cl.addSubcommand(new DemoCommand());
         }
@@ -57,6 +58,9 @@ public final class RemoraMain implements Runnable {
         }
         if (all || "serve".equals(first)) {
             cl.addSubcommand(new ServeCommand());
+        }
+        if (all || "merge".equals(first)) {
+            cl.addSubcommand(new MergeCommand());
         }
         if (all || "demo-client".equals(first)) {
             cl.addSubcommand(new DemoClientCommand());

@@ -1,8 +1,5 @@
 package dev.remora.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.remora.check.CheckOptions;
 import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
@@ -33,7 +30,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -186,20 +182,21 @@ final class SocketDemo {
      *
      * @param seconds the counter workload's length
      * @param threads counter threads over both clients
+     * @param lockAcquisitions acquisitions in the lock workload, over every lock thread
      * @param historyDir where to keep the lock histories, or {@code null} for a temporary directory removed at the
      *     end (kept on a failure)
      * @param timeoutSeconds how long the clients may take beyond the workload before they are killed
      * @return the exit code: 0 for PASS
      * @throws Exception if this process cannot do its part
      */
-    int run(double seconds, int threads, Path historyDir, long timeoutSeconds) throws Exception {
+    int run(double seconds, int threads, int lockAcquisitions, Path historyDir, long timeoutSeconds) throws Exception {
         Path dir = historyDir != null ? Files.createDirectories(historyDir)
             : Files.createTempDirectory("remora-demo-");
         Thread reaper = new Thread(this::killAll, "remora-demo-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
         boolean pass = false;
         try {
-            pass = demo(seconds, threads, dir, timeoutSeconds);
+            pass = demo(seconds, threads, lockAcquisitions, dir, timeoutSeconds);
             return pass ? 0 : 1;
         } catch (DemoFailure e) {
             out.println("FAIL: " + e.getMessage());
@@ -229,9 +226,10 @@ final class SocketDemo {
         }
     }
 
-    private boolean demo(double seconds, int threads, Path dir, long timeoutSeconds) throws Exception {
+    private boolean demo(double seconds, int threads, int lockAcquisitions, Path dir, long timeoutSeconds)
+        throws Exception {
         int lockThreads = Math.min(threads, 4);
-        int perThread = DemoCommand.LOCK_ACQUISITIONS / lockThreads;
+        int perThread = lockAcquisitions / lockThreads;
         long acquisitions = (long) perThread * lockThreads;
         Child home = start("home", List.of("serve", "--name", "home", "--counter", COUNTER, "--lock", "ticket:" + LOCK,
             "--word", DATA));
@@ -297,10 +295,10 @@ final class SocketDemo {
                 ByteBuffer.wrap(Base64.getDecoder().decode(r.get("histogram"))), 0));
         }
         long lockNs = 0;
-        long lockAcquisitions = 0;
+        long acquired = 0;
         for (Map<String, String> r : lockReports) {
             lockNs = Math.max(lockNs, Long.parseLong(r.get("elapsedNs")));
-            lockAcquisitions += Long.parseLong(r.get("acquisitions"));
+            acquired += Long.parseLong(r.get("acquisitions"));
         }
 
         // This process reads the home's words itself: a count the clients could not have made up.
@@ -360,19 +358,20 @@ final class SocketDemo {
         out.flush();
 
         Path merged = dir.resolve("lock-history.jsonl");
-        long operations = merge(List.of(dir.resolve("client-1.jsonl"), dir.resolve("client-2.jsonl")), merged);
+        long operations = MergeCommand.merge(List.of(dir.resolve("client-1.jsonl"), dir.resolve("client-2.jsonl")),
+            merged);
         long checkStart = System.nanoTime();
         History history = HistoryReader.read(merged, HistoryFormat.JSONL);
         CheckResult verdict = Checker.check(history, Models.mutex(), CheckOptions.DEFAULTS.withTimeLimitSeconds(30));
         long checkNs = System.nanoTime() - checkStart;
-        boolean dataOk = counted == acquisitions && lockAcquisitions == acquisitions;
+        boolean dataOk = counted == acquisitions && acquired == acquisitions;
         out.println();
         out.printf(Locale.ROOT, "Lock workload: TicketLock on the home process, %d threads over the two client "
             + "processes, a word on the home incremented inside the critical section%n", lockThreads);
-        DemoCommand.row(out, "acquisitions", String.format(Locale.ROOT, "%,d in %.2f s", lockAcquisitions,
+        DemoCommand.row(out, "acquisitions", String.format(Locale.ROOT, "%,d in %.2f s", acquired,
             lockNs / 1e9));
         DemoCommand.row(out, "counter check", dataOk ? "PASS (counter = acquisitions)"
-            : "FAIL (counter " + counted + " after " + lockAcquisitions + " acquisitions, " + acquisitions
+            : "FAIL (counter " + counted + " after " + acquired + " acquisitions, " + acquisitions
                 + " expected)");
         DemoCommand.row(out, "history", String.format(Locale.ROOT, "%,d operations (acquire/release) from 2 "
             + "processes, %,d events merged by time", verdict.operations(), operations));
@@ -403,55 +402,5 @@ final class SocketDemo {
             r.add(fields);
         }
         return r;
-    }
-
-    /**
-     * Merges the clients' JSON Lines histories into one, by time: each file is in real-time order already and the
-     * times are one host's monotonic clock, so merging keeps every file's order; at equal times the invocation goes
-     * first, so tied operations of two processes overlap. Process ids become {@code client * 1,000,000 + id}.
-     *
-     * @param files the clients' histories, client 1 first
-     * @param merged where to write the merged history
-     * @return the number of events written
-     * @throws IOException if a file cannot be read or written
-     */
-    static long merge(List<Path> files, Path merged) throws IOException {
-        ObjectMapper json = new ObjectMapper();
-        List<List<ObjectNode>> events = new ArrayList<>();
-        for (int i = 0; i < files.size(); i++) {
-            List<ObjectNode> list = new ArrayList<>();
-            for (String line : Files.readAllLines(files.get(i), StandardCharsets.UTF_8)) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                ObjectNode e = (ObjectNode) json.readTree(line);
-                JsonNode p = e.get("process");
-                e.put("process", (i + 1) * 1_000_000L + p.asLong());
-                e.put("client", i + 1);
-                list.add(e);
-            }
-            events.add(list);
-        }
-        Comparator<ObjectNode> order = Comparator.<ObjectNode>comparingLong(e -> e.get("time").asLong())
-            .thenComparingInt(e -> "invoke".equals(e.get("type").asText()) ? 0 : 1);
-        int[] next = new int[events.size()];
-        long written = 0;
-        try (BufferedWriter w = Files.newBufferedWriter(merged, StandardCharsets.UTF_8)) {
-            while (true) {
-                int best = -1;
-                for (int i = 0; i < events.size(); i++) {
-                    if (next[i] < events.get(i).size() && (best < 0
-                        || order.compare(events.get(i).get(next[i]), events.get(best).get(next[best])) < 0)) {
-                        best = i;
-                    }
-                }
-                if (best < 0) {
-                    return written;
-                }
-                w.write(json.writeValueAsString(events.get(best).get(next[best]++)));
-                w.write('\n');
-                written++;
-            }
-        }
     }
 }

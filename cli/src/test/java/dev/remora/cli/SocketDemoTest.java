@@ -30,7 +30,7 @@ class SocketDemoTest {
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(out, true));
         int code = cl.execute("demo", "--fabric", "socket", "--seconds", "1", "--threads", "2",
-            "--history-dir", dir.toString());
+            "--lock-acquisitions", "1000", "--history-dir", dir.toString());
         String printed = out.toString();
         assertEquals(0, code, printed);
         assertTrue(printed.contains("PASS (final count = acknowledged increments)"), printed);
@@ -38,7 +38,8 @@ class SocketDemoTest {
         assertTrue(printed.contains("checker (mutex model)        linearizable"), printed);
         assertTrue(printed.contains("exit 0 after SIGTERM"), printed);
         assertTrue(printed.contains("8-byte READ round trip"), printed);
-        assertEquals(4 * DemoCommand.LOCK_ACQUISITIONS, Files.readAllLines(dir.resolve("lock-history.jsonl")).size());
+        assertTrue(printed.contains("1,000 in"), printed);
+        assertEquals(4 * 1000, Files.readAllLines(dir.resolve("lock-history.jsonl")).size());
         assertEquals(0, RemoraMain.run(new String[] {"check", "--model", "mutex",
             dir.resolve("lock-history.jsonl").toString()}));
     }
@@ -58,7 +59,7 @@ class SocketDemoTest {
             "{\"process\":0,\"type\":\"invoke\",\"f\":\"release\",\"time\":50}",
             "{\"process\":0,\"type\":\"ok\",\"f\":\"release\",\"time\":60}"));
         Path merged = dir.resolve("m.jsonl");
-        assertEquals(8, SocketDemo.merge(List.of(a, b), merged));
+        assertEquals(8, MergeCommand.merge(List.of(a, b), merged));
         List<String> lines = Files.readAllLines(merged);
         assertEquals(List.of("1000000:invoke:10", "2000000:invoke:15", "1000000:ok:20", "2000000:ok:30",
             "1000000:invoke:40", "2000000:invoke:50", "1000000:ok:50", "2000000:ok:60"),
@@ -66,5 +67,14 @@ class SocketDemoTest {
                 "$1:$2:$3")).toList());
         // Both acquisitions completed (20, 30) before either release was invoked (40, 50): two holders at once.
         assertEquals(1, RemoraMain.run(new String[] {"check", "--model", "mutex", merged.toString()}));
+
+        // The command: the same merge, and a file that is not a history is refused with its line.
+        Path viaCommand = dir.resolve("c.jsonl");
+        assertEquals(0, RemoraMain.run(new String[] {"merge", "-o", viaCommand.toString(), a.toString(),
+            b.toString()}));
+        assertEquals(lines, Files.readAllLines(viaCommand));
+        Files.write(b, List.of("{\"process\":0,\"type\":\"invoke\",\"f\":\"acquire\"}"));
+        assertEquals(65, RemoraMain.run(new String[] {"merge", "-o", viaCommand.toString(), a.toString(),
+            b.toString()}));
     }
 }
