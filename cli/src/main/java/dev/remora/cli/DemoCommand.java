@@ -112,7 +112,8 @@ public final class DemoCommand implements Callable<Integer> {
             return new SocketDemo(out).run(seconds, threads, lockAcquisitions, historyDir, clientTimeoutSeconds);
         }
         if (!fabricKind.equals("sim")) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--fabric is sim or socket, not " + fabricKind);
+            throw new CommandLine.ParameterException(spec.commandLine(), "--fabric is sim or socket, not "
+                + fabricKind);
         }
         if (historyDir != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--history-dir needs --fabric socket");

@@ -159,8 +159,8 @@ final class ServeObjects {
                 }
                 case "lock" -> {
                     if (f.length < 2) {
-                        throw new ConfigException(at + ": field 2 (kind) is missing: expected 'lock KIND NAME' with KIND "
-                            + "one of " + LOCK_KINDS);
+                        throw new ConfigException(at + ": field 2 (kind) is missing: expected 'lock KIND NAME' "
+                            + "with KIND one of " + LOCK_KINDS);
                     }
                     Kind k = Kind.lock(f[1]);
                     if (k == null) {
@@ -168,7 +168,8 @@ final class ServeObjects {
                             + LOCK_KINDS + ")");
                     }
                     if (f.length < 3) {
-                        throw new ConfigException(at + ": field 3 (name) is missing: expected 'lock " + f[1] + " NAME'");
+                        throw new ConfigException(at + ": field 3 (name) is missing: expected 'lock " + f[1]
+                            + " NAME'");
                     }
                     if (f.length > 3) {
                         throw new ConfigException(at + ": field 4 ('" + f[3] + "') is extra: expected 'lock " + f[1]

@@ -65,7 +65,8 @@ class ServeProcessTest {
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void shouldExitTwoWithTheFabricsMessageOffLoopbackWithoutASecret() throws Exception {
-        // 192.0.2.1 is a documentation address (TEST-NET-1): the fabric refuses it before binding, for want of a secret.
+        // 192.0.2.1 is a documentation address (TEST-NET-1): the fabric refuses it before binding, for want of a
+        // secret.
         try (ChildJvm serve = ChildJvm.builder(RemoraMain.class).name("serve")
             .args("serve", "--host", "192.0.2.1", "--counter", "hits").start()) {
             assertEquals(2, serve.awaitExit(Duration.ofSeconds(20)), serve.output());
