@@ -32,11 +32,13 @@ import java.util.concurrent.CountDownLatch;
  * {@code remora demo}: a 3-node software fabric (one home node holding a {@link RemoteCounter}, two client nodes),
  * client threads incrementing it for a few seconds, then a check that the final count equals the number of
  * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles; then a
- * lock workload whose recorded acquire/release history is checked with the linearizability checker.
+ * lock workload whose recorded acquire/release history is checked with the linearizability checker. With
+ * {@code --fabric socket} the same workloads run in separate OS processes on the socket fabric ({@link SocketDemo}).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
-        + "software fabric, checks the final count and prints throughput, round trips per operation and latency.")
+        + "software fabric (or, with --fabric socket, in separate processes), checks the final count and prints "
+        + "throughput, round trips per operation and latency; then checks a TicketLock workload's history.")
 public final class DemoCommand implements Callable<Integer> {
     /** Acquisitions in the lock workload (bounded, so the history stays quick to check). */
     static final int LOCK_ACQUISITIONS = 4_000;
