@@ -55,6 +55,8 @@ final class SocketDemo {
     static final String LOCK = "demo-lock";
     /** Name of the word incremented inside the lock's critical section. */
     static final String DATA = "demo-lock-data";
+    /** The merged lock history's file name in the history directory. */
+    static final String MERGED = "lock-history.jsonl";
     /** READs timed for the round trip (after as many to warm up). */
     static final int RTT_READS = 5_000;
     private static final Pattern LISTENING = Pattern.compile("listening at (\\S+) ");
@@ -102,7 +104,7 @@ final class SocketDemo {
         }
 
         private synchronized void keep(String line) {
-            kept.addLast(line);
+            kept.addLast(line.length() <= 200 ? line : line.substring(0, 200) + "...");
             if (kept.size() > KEPT) {
                 kept.removeFirst();
             }
@@ -218,9 +220,11 @@ final class SocketDemo {
                     }
                 }
                 Files.deleteIfExists(dir);
-            } else {
+            } else if (Files.exists(dir.resolve(MERGED))) {
                 out.println("histories kept in " + dir + " (check: remora check --model mutex "
-                    + dir.resolve("lock-history.jsonl") + ")");
+                    + dir.resolve(MERGED) + ")");
+            } else {
+                out.println("the clients' files are kept in " + dir);
             }
             out.flush();
         }
@@ -357,7 +361,7 @@ final class SocketDemo {
             DemoCommand.micros(rtt.getValueAtPercentile(99)), RTT_READS));
         out.flush();
 
-        Path merged = dir.resolve("lock-history.jsonl");
+        Path merged = dir.resolve(MERGED);
         long operations = MergeCommand.merge(List.of(dir.resolve("client-1.jsonl"), dir.resolve("client-2.jsonl")),
             merged);
         long checkStart = System.nanoTime();
