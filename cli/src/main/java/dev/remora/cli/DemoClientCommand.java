@@ -220,6 +220,9 @@ public final class DemoClientCommand implements Callable<Integer> {
                             ep.writeLong(data, v + 1);
                             recorder.run("release", null, null, l::unlock);
                         }
+                        // A READ on the queue pair of this thread's WRITEs to the home completes only after they are
+                        // placed (R7, R11), so the parent's READ of the word after this process exits sees them.
+                        ep.readLong(data);
                     } catch (Throwable e) {
                         synchronized (failure) {
                             failure[0] = e;

@@ -305,7 +305,9 @@ final class SocketDemo {
             acquired += Long.parseLong(r.get("acquisitions"));
         }
 
-        // This process reads the home's words itself: a count the clients could not have made up.
+        // This process reads the home's words itself: a count the clients could not have made up. Each client's
+        // FETCH_ADDs completed, and atomics complete after they took effect (R11); its WRITEs to the data word were
+        // placed before its last READ completed (R7): all before it exited, so these READs see every one of them.
         long finalCount;
         long counted;
         Histogram rtt = new Histogram(3);
