@@ -32,11 +32,13 @@ import java.util.concurrent.CountDownLatch;
  * {@code remora demo}: a 3-node software fabric (one home node holding a {@link RemoteCounter}, two client nodes),
  * client threads incrementing it for a few seconds, then a check that the final count equals the number of
  * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles; then a
- * lock workload whose recorded acquire/release history is checked with the linearizability checker.
+ * lock workload whose recorded acquire/release history is checked with the linearizability checker. With
+ * {@code --fabric socket} the same workloads run in separate OS processes on the socket fabric ({@link SocketDemo}).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
-        + "software fabric, checks the final count and prints throughput, round trips per operation and latency.")
+        + "software fabric (or, with --fabric socket, in separate processes), checks the final count and prints "
+        + "throughput, round trips per operation and latency; then checks a TicketLock workload's history.")
 public final class DemoCommand implements Callable<Integer> {
     /** Acquisitions in the lock workload (bounded, so the history stays quick to check). */
     static final int LOCK_ACQUISITIONS = 4_000;
@@ -51,6 +53,23 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rtt-ns", defaultValue = "0", description = "Injected round-trip latency in ns; 2000 is the "
         + "2 µs preset (default ${DEFAULT-VALUE}: requests run on the posting thread).")
     long rttNs;
+
+    @Option(names = "--fabric", defaultValue = "sim", paramLabel = "sim|socket", description = "sim (default): the "
+        + "embedded software fabric in this process; socket: a home process and two client processes on the socket "
+        + "fabric (loopback), their lock histories merged and checked.")
+    String fabricKind;
+
+    @Option(names = "--history-dir", paramLabel = "DIR", description = "With --fabric socket: keep the clients' lock "
+        + "histories and the merged one here (default: a temporary directory, removed unless the demo fails).")
+    java.nio.file.Path historyDir;
+
+    @Option(names = "--client-timeout-seconds", defaultValue = "120", hidden = true, description = "With --fabric "
+        + "socket: how long the client processes may take beyond --seconds before they are killed.")
+    long clientTimeoutSeconds;
+
+    @Option(names = "--lock-acquisitions", defaultValue = "" + LOCK_ACQUISITIONS, hidden = true,
+        description = "With --fabric socket: acquisitions in the lock workload, over every lock thread.")
+    int lockAcquisitions;
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -78,6 +97,28 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (rttNs < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns must be >= 0: " + rttNs);
+        }
+        if (fabricKind.equals("socket")) {
+            if (rttNs != 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns injects latency into the "
+                    + "embedded fabric; with --fabric socket the round trip is the real one");
+            }
+            if (threads < 2) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--fabric socket needs --threads >= 2 "
+                    + "(one per client process at least): " + threads);
+            }
+            if (lockAcquisitions < 4 || lockAcquisitions > 1_000_000) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--lock-acquisitions must be in "
+                    + "4..1000000: " + lockAcquisitions);
+            }
+            return new SocketDemo(out).run(seconds, threads, lockAcquisitions, historyDir, clientTimeoutSeconds);
+        }
+        if (!fabricKind.equals("sim")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--fabric is sim or socket, not "
+                + fabricKind);
+        }
+        if (historyDir != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--history-dir needs --fabric socket");
         }
         SimContext context = new SimContext().roundTripLatencyNs(rttNs);
         try (SimFabric fabric = SimFabric.open(context)) {
@@ -234,11 +275,11 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void row(PrintWriter out, String name, String value) {
+    static void row(PrintWriter out, String name, String value) {
         out.printf(Locale.ROOT, "  %-28s %s%n", name, value);
     }
 
-    private static String micros(long nanos) {
+    static String micros(long nanos) {
         return String.format(Locale.ROOT, "%.2f µs", nanos / 1000.0);
     }
 }

@@ -8,9 +8,11 @@ import picocli.CommandLine.Command;
 import java.util.Arrays;
 
 /**
- * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric),
- * {@code check} (the linearizability checker) and {@code litmus} (memory-model litmus tests on the deterministic
- * fabric and TLC).
+ * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric, or on the
+ * socket fabric between processes), {@code check} (the linearizability checker), {@code litmus} (memory-model litmus
+ * tests on the deterministic fabric and TLC), {@code serve} (a memory node on the socket fabric) and {@code merge}
+ * (histories of several processes into one); {@code demo-client}
+ * (hidden) is a client process of the socket demo.
  */
 @Command(name = "remora", mixinStandardHelpOptions = true, version = "remora 0.1.0-SNAPSHOT",
     exitCodeOnInvalidInput = 64,
@@ -43,7 +45,8 @@ public final class RemoraMain implements Runnable {
      */
     static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new RemoraMain());
-        boolean all = !"demo".equals(first) && !"check".equals(first) && !"litmus".equals(first);
+        boolean all = !"demo".equals(first) && !"check".equals(first) && !"litmus".equals(first)
+            && !"serve".equals(first) && !"demo-client".equals(first) && !"merge".equals(first);
         if (all || "demo".equals(first)) {
             cl.addSubcommand(new DemoCommand());
         }
@@ -52,6 +55,15 @@ public final class RemoraMain implements Runnable {
         }
         if (all || "litmus".equals(first)) {
             cl.addSubcommand(new LitmusCommand());
+        }
+        if (all || "serve".equals(first)) {
+            cl.addSubcommand(new ServeCommand());
+        }
+        if (all || "merge".equals(first)) {
+            cl.addSubcommand(new MergeCommand());
+        }
+        if (all || "demo-client".equals(first)) {
+            cl.addSubcommand(new DemoClientCommand());
         }
         return cl;
     }
