@@ -295,7 +295,14 @@ public final class HostedSocketFabric implements Fabric {
         try {
             local.close();
         } finally {
-            host.run(HostWire.CLOSE_FABRIC, NodeHost.NONE);
+            try {
+                host.run(HostWire.CLOSE_FABRIC, NodeHost.NONE);
+            } catch (RuntimeException e) {
+                if (host.child().isAlive()) {
+                    throw e;
+                }
+                // a killed child took its fabric with it
+            }
         }
     }
 

@@ -43,7 +43,7 @@ public final class NodeHost implements AutoCloseable {
      * @return the host
      */
     public static NodeHost start() {
-        ChildJvm child = ChildJvm.builder(NodeHostMain.class).name("nodehost").echo("nodehost").start();
+        ChildJvm child = ChildJvm.builder(NodeHostMain.class).name("nodehost").start();
         try {
             Matcher m = child.awaitLine(READY, Duration.ofSeconds(30));
             Socket s = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(m.group(1)));

@@ -30,11 +30,15 @@ import java.util.Map;
  * the commands of {@link HostWire} in order on one thread: open or close a socket fabric, add nodes, allocate
  * regions and use their CPU accessors, create completion queues and queue pairs, post, poll, crash a node, publish.
  * Objects are named by handles (nodes by their ids); closing the fabric forgets them. It exits when the connection
- * ends.
+ * ends, when no test process connects within a minute, or when the connection stays idle for ten minutes.
  */
 public final class NodeHostMain {
     /** The longest a single await command blocks, so that other commands are not held up behind it. */
     static final long MAX_AWAIT_NS = 2_000_000L;
+    /** How long the host waits for its test process to connect. */
+    private static final int ACCEPT_TIMEOUT_MS = 60_000;
+    /** A test process silent this long is gone or stuck: the host exits. */
+    private static final int IDLE_TIMEOUT_MS = 600_000;
 
     private SocketFabric fabric;
     private final Map<Integer, Node> nodes = new HashMap<>();
@@ -53,8 +57,10 @@ public final class NodeHostMain {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             System.out.println("NODEHOST " + server.getLocalPort());
             System.out.flush();
+            server.setSoTimeout(ACCEPT_TIMEOUT_MS);
             try (Socket s = server.accept()) {
                 s.setTcpNoDelay(true);
+                s.setSoTimeout(IDLE_TIMEOUT_MS);
                 new NodeHostMain().serve(new DataInputStream(new BufferedInputStream(s.getInputStream())),
                     new DataOutputStream(new BufferedOutputStream(s.getOutputStream())));
             }
