@@ -9,6 +9,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
+
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,10 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The verbs contract on the socket fabric between two OS processes: N1 lives in this JVM, N2 and N3 in one child JVM
  * ({@link NodeHost}, started once for the class; each test opens a fresh fabric in it). Every request the contract
- * posts from N1 crosses processes; what N3 posts to N2 (its endpoints) stays inside the child.
+ * posts from N1 crosses processes; what N3 posts to N2 (its endpoints) stays inside the child. A crashed child node's
+ * address becomes a black hole (connections accepted, never answered), so a queue pair opened to it after the crash
+ * waits out the connect timeout, then fails its first request after the retry timeout.
  */
 class SocketCrossProcessContractTest extends VerbsContract {
     private static final long TIMEOUT_NS = 300_000_000L;
+    /** A new queue pair to a crashed node (a black hole, see NodeHostMain) waits this long for its handshake. */
+    private static final long CONNECT_TIMEOUT_NS = 1_000_000_000L;
     private static NodeHost host;
 
     @BeforeAll
@@ -36,7 +42,10 @@ class SocketCrossProcessContractTest extends VerbsContract {
 
     @Override
     protected Fabric newFabric() {
-        return HostedSocketFabric.open(host, HostedSocketFabric.Placement.allButFirst(), TIMEOUT_NS);
+        return HostedSocketFabric.open(host, HostedSocketFabric.Placement.allButFirst(), Map.of(
+            SocketContext.RETRY_TIMEOUT_NS_PROP_NAME, Long.toString(TIMEOUT_NS),
+            SocketContext.RNR_TIMEOUT_NS_PROP_NAME, Long.toString(TIMEOUT_NS),
+            SocketContext.CONNECT_TIMEOUT_NS_PROP_NAME, Long.toString(CONNECT_TIMEOUT_NS)));
     }
 
     @Override
