@@ -687,6 +687,8 @@ public final class HostedSocketFabric implements Fabric {
 
         @Override
         public int poll(Completion[] out, int max) {
+            // R11: the completion was polled in the child, so the child's later commands (the test's reads of its
+            // regions) run after the local writes it promises.
             return fetch(HostWire.CQ_POLL, out, max, 0);
         }
 

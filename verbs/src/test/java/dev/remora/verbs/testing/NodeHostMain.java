@@ -89,6 +89,8 @@ public final class NodeHostMain {
                 java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
                 DataOutputStream results = new DataOutputStream(buffer);
                 try {
+                    // R2: the answer goes out after the command's effect on memory, so a CPU store the test makes on a
+                    // child region is ordered before every request the test posts after the answer.
                     execute(command, in, results);
                     results.flush();
                     answer = buffer.toByteArray();
