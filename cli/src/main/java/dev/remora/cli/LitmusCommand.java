@@ -1,6 +1,7 @@
 package dev.remora.cli;
 
 import dev.remora.spec.fabric.FabricLitmusRunner;
+import dev.remora.spec.fabric.ProviderLitmusRunner;
 import dev.remora.spec.litmus.Expr;
 import dev.remora.spec.litmus.Knob;
 import dev.remora.spec.litmus.KnobSettings;
@@ -48,7 +49,8 @@ import java.util.concurrent.Callable;
  * </ul>
  */
 @Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = LitmusCommand.EXIT_USAGE,
-    description = "Runs memory-model litmus tests on the deterministic fabric (and TLC with --tlc).%n"
+    description = "Runs memory-model litmus tests on the deterministic fabric (and TLC with --tlc), or many times on "
+        + "a real provider (--fabric socket).%n"
         + "Prints each outcome with its count and whether the final predicate holds; the last line says agree, "
         + "DISAGREE or UNKNOWN, and for which settings. A directory, a file that is not text or a malformed file "
         + "is reported on one line of standard error and the other files still run; a missing file is a usage "
@@ -94,6 +96,15 @@ public final class LitmusCommand implements Callable<Integer> {
         + "(default ${DEFAULT-VALUE}). A search stopped there leaves the verdict unknown unless it found an outcome "
         + "satisfying final.")
     long maxStates;
+
+    @Option(names = "--fabric", paramLabel = "PROVIDER", defaultValue = "det", description = "Where to run: det (the "
+        + "deterministic fabric, every execution or seeds; default), or a real provider (socket, sim): each test's "
+        + "threads run on their nodes --runs times, like litmus7 on CPUs, and the outcomes are counted.")
+    String fabric;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "1000", description = "Runs per test on a real "
+        + "provider (default 1000).")
+    int runs;
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Litmus files (see spec/litmus/README.md).")
     List<Path> files;
@@ -146,6 +157,16 @@ public final class LitmusCommand implements Callable<Integer> {
         }
         err.flush();
         int notRun = files.size() - tests.size();
+        if (!fabric.equals("det")) {
+            if (tlc || seeds != null || !knobs.isEmpty()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--tlc, --seeds and --knob apply to the "
+                    + "deterministic fabric, not to --fabric " + fabric);
+            }
+            if (runs < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be positive: " + runs);
+            }
+            return onProvider(tests, notRun, out);
+        }
         TlcRunner runner = tlc ? new TlcRunner(TlcRunner.locateTlatools(), Duration.ofMinutes(5)) : null;
         Path tlcDir = tlc ? Files.createTempDirectory("remora-litmus-tlc") : null;
         if (tlc) {
@@ -233,6 +254,51 @@ public final class LitmusCommand implements Callable<Integer> {
             return EXIT_MALFORMED;
         }
         return !disagreeing.isEmpty() ? EXIT_DISAGREE : !unknown.isEmpty() ? EXIT_UNKNOWN : EXIT_AGREE;
+    }
+
+    /** Runs the tests on a real provider and prints each one's outcome histogram. */
+    private int onProvider(List<LitmusTest> tests, int notRun, PrintWriter out) {
+        java.util.function.Supplier<dev.remora.verbs.Fabric> fabrics =
+            () -> dev.remora.verbs.Fabric.open(fabric, Map.of());
+        try {
+            fabrics.get().close();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        List<String> forbidden = new ArrayList<>();
+        List<String> weak = new ArrayList<>();
+        int skipped = 0;
+        for (LitmusTest test : tests) {
+            ProviderLitmusRunner.Result r = ProviderLitmusRunner.run(test, fabrics, runs);
+            out.printf(Locale.ROOT, "%s %s on %s: final %s is expected %s%n", test.id(), test.source(), fabric,
+                show(test.finalPredicate()), lower(r.expected()));
+            if (r.skipped() != null) {
+                skipped++;
+                out.println("  not run: " + r.skipped());
+                continue;
+            }
+            for (Map.Entry<Map<String, Long>, Long> e : sorted(r.outcomes()).entrySet()) {
+                boolean matches = test.outcomeMatches(e.getKey());
+                String mark = !matches ? "" : r.expected() == Verdict.ALLOWED ? "  <- final holds (allowed)"
+                    : "  <- final holds: FORBIDDEN OUTCOME OBSERVED";
+                out.printf(Locale.ROOT, "  %8d  %s%s%n", e.getValue(), e.getKey(), mark);
+            }
+            if (r.forbiddenObserved()) {
+                forbidden.add(test.id());
+            } else if (r.expected() == Verdict.ALLOWED && r.finalOutcomeObserved()) {
+                weak.add(test.id());
+            }
+        }
+        out.println("weak outcomes the model allows and " + fabric + " exhibited: " + (weak.isEmpty() ? "none" : weak));
+        if (!forbidden.isEmpty()) {
+            out.println("FORBIDDEN outcome observed on " + fabric + ": " + forbidden);
+        } else {
+            out.println("no forbidden outcome in " + runs + " runs of each of " + (tests.size() - skipped) + " files on "
+                + fabric + (skipped == 0 ? "" : "; " + skipped + " not run (faults need the deterministic fabric)")
+                + (notRun == 0 ? "" : "; " + notRun + " files unreadable"));
+        }
+        out.flush();
+        return !forbidden.isEmpty() ? EXIT_DISAGREE : notRun > 0 ? EXIT_MALFORMED : EXIT_AGREE;
     }
 
     /**

@@ -87,6 +87,7 @@ public final class HistoryRecorder implements AutoCloseable {
         private Predicate<? super Throwable> unknown = t -> false;
         private LongSupplier clock = System::nanoTime;
         private Path file;
+        private boolean flushEveryEvent;
         private String name = "recorded";
 
         private Builder() {
@@ -150,6 +151,19 @@ public final class HistoryRecorder implements AutoCloseable {
          */
         public Builder writeTo(Path path) {
             file = Objects.requireNonNull(path);
+            return this;
+        }
+
+        /**
+         * Flushes the file after every event (with {@link #writeTo}), so that the history of a
+         * process killed without warning survives up to its last event: each event reaches the
+         * operating system whole (its line ends the write) before the recorder returns. Costs a
+         * write system call per event.
+         *
+         * @return this builder
+         */
+        public Builder flushEveryEvent() {
+            flushEveryEvent = true;
             return this;
         }
 
@@ -332,6 +346,7 @@ public final class HistoryRecorder implements AutoCloseable {
     private final Predicate<? super Throwable> unknown;
     private final LongSupplier clock;
     private final Path file;
+    private final boolean flushEveryEvent;
     private final String name;
     private final AtomicLong nextProcess = new AtomicLong();
     private final ThreadLocal<Client> processes;
@@ -346,6 +361,7 @@ public final class HistoryRecorder implements AutoCloseable {
         this.unknown = b.unknown;
         this.clock = b.clock;
         this.file = b.file;
+        this.flushEveryEvent = b.flushEveryEvent;
         this.name = b.file != null && b.name.equals("recorded") ? b.file.toString() : b.name;
         this.processes = ThreadLocal.withInitial(Client::new);
         if (file == null) {
@@ -513,6 +529,9 @@ public final class HistoryRecorder implements AutoCloseable {
             out.writeNumberField("time", time);
             out.writeEndObject();
             out.writeRaw('\n');
+            if (flushEveryEvent) {
+                out.flush(); // the whole line, then the write: a killed process leaves no half event
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }

@@ -189,6 +189,24 @@ class HistoryRecorderTest {
         assertEquals(Verdict.LINEARIZABLE, Checker.check(h, Models.counter()).verdict());
     }
 
+    @Test
+    void shouldFlushEveryEventWhenAskedSoAKilledProcessLeavesItsHistoryOnDisk() throws Exception {
+        Path file = tmp.resolve("flushed.jsonl");
+        try (HistoryRecorder rec = HistoryRecorder.builder().writeTo(file).flushEveryEvent().build()) {
+            rec.run("add", null, 1, () -> { });
+            HistoryRecorder.Invocation open = rec.client().invoke("add", null, 2);
+            // Nothing closed, nothing read back: what is on disk now is what a kill -9 would leave.
+            List<String> lines = Files.readAllLines(file);
+            assertEquals(3, lines.size(), String.join("\n", lines));
+            assertTrue(lines.get(2).matches("\\{\"process\":\\d+,\"type\":\"invoke\",\"f\":\"add\",\"value\":2,"
+                    + "\"time\":\\d+}"), lines.get(2));
+            History h = HistoryReader.read("killed", String.join("\n", lines) + "\n", HistoryFormat.JSONL);
+            assertEquals(2, h.size(), "the open add is indeterminate");
+            open.ok(2);
+        }
+        assertEquals(4, Files.readAllLines(file).size());
+    }
+
     private static History readBack(Path file) throws IOException {
         return HistoryReader.read(file, null);
     }

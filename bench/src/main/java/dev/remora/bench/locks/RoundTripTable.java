@@ -3,6 +3,7 @@ package dev.remora.bench.locks;
 import dev.remora.locks.RemoteLock;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
@@ -59,15 +60,26 @@ final class RoundTripTable {
      * @return one row per design
      */
     static List<Row> measure(SimContext context, int iterations) {
+        return measure(() -> SimFabric.open(context), iterations);
+    }
+
+    /**
+     * Measures every design on any provider (the counts are a property of each protocol, not of the fabric).
+     *
+     * @param fabrics opens a fresh fabric
+     * @param iterations acquire/release pairs per measurement
+     * @return one row per design
+     */
+    static List<Row> measure(java.util.function.Supplier<Fabric> fabrics, int iterations) {
         List<Row> rows = new ArrayList<>();
         for (LockDesign d : LockDesign.values()) {
-            rows.add(measure(d, context, iterations));
+            rows.add(measure(d, fabrics, iterations));
         }
         return rows;
     }
 
-    private static Row measure(LockDesign design, SimContext context, int iterations) {
-        try (SimFabric fabric = SimFabric.open(context)) {
+    private static Row measure(LockDesign design, java.util.function.Supplier<Fabric> fabrics, int iterations) {
+        try (Fabric fabric = fabrics.get()) {
             Node home = fabric.addNode("home");
             Node client = fabric.addNode("client");
             Node data = fabric.addNode("data");

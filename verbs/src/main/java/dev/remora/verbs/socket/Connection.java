@@ -177,6 +177,36 @@ final class Connection {
         process();
     }
 
+    /**
+     * Reads and acts on what the socket holds, from a thread polling its completion queue (the service thread does
+     * the same when the selector reports the socket readable; whoever comes first reads).
+     *
+     * @return whether something was read
+     */
+    boolean pollResponses() {
+        synchronized (this) {
+            if (state != State.ACTIVE || silenced || !in.hasRemaining()) {
+                return false;
+            }
+            int n;
+            try {
+                n = channel.read(in);
+            } catch (IOException e) {
+                close("connection to " + describePeer() + " failed: " + e.getMessage());
+                return true;
+            }
+            if (n < 0) {
+                close("connection closed by " + describePeer());
+                return true;
+            }
+            if (n == 0) {
+                return false;
+            }
+            process();
+            return true;
+        }
+    }
+
     synchronized void onWritable() {
         if (state == State.CLOSED) {
             return;
@@ -200,6 +230,11 @@ final class Connection {
         }
         if (qp != null) {
             qp.checkTimeout(now, fabric.context().retryTimeoutNs());
+            if (qp.hasDelayed()) {
+                qp.deliverDue(now);
+                qp.pump(out);
+                flushOutput();
+            }
         }
         if (sendStallDeadlineNs != 0 && !silenced) {
             process();
@@ -733,6 +768,7 @@ final class Connection {
             out.flip();
             try {
                 channel.write(out);
+                fabric.countSocketWrite();
             } catch (IOException e) {
                 out.clear();
                 close("writing to " + describePeer() + " failed: " + e.getMessage());
@@ -797,8 +833,12 @@ final class Connection {
             f.completeExceptionally(new IOException(reason));
         }
         lookups.clear();
-        if (qp != null) {
+        if (qp != null && qp.connection() == this) {
+            // Only the queue pair's own connection: a dial that failed is not (the queue pair is then unreachable).
             qp.connectionLost(reason);
+            if (qp.isPassive()) {
+                node.forget(qp); // made for this connection only
+            }
         }
         fabric.forget(this);
     }

@@ -106,7 +106,15 @@ final class ServiceLoop implements Runnable {
                 while (it.hasNext()) {
                     SelectionKey k = it.next();
                     it.remove();
-                    handle(k);
+                    try {
+                        handle(k);
+                    } catch (RuntimeException e) {
+                        // A fabric bug on one connection: that connection goes, the others are still served.
+                        Connection.LOG.log(Level.SEVERE, "socket fabric: closing a connection after an internal error", e);
+                        if (k.attachment() instanceof Connection c) {
+                            c.close("internal error: " + e);
+                        }
+                    }
                 }
                 long now = System.nanoTime();
                 if (now - nextTick >= 0) {

@@ -49,7 +49,10 @@ public final class SocketContext {
     /** Default largest SEND: 64 KiB. */
     public static final int MAX_SEND_BYTES_DEFAULT = Wire.CHUNK;
 
-    private static final Set<String> NAMES = Set.of(HOST_PROP_NAME, PORT_PROP_NAME, SECRET_PROP_NAME,
+    /** Property name of {@link #roundTripDelayNs(long)}. */
+    public static final String ROUND_TRIP_DELAY_NS_PROP_NAME = "roundTripDelayNs";
+
+    private static final Set<String> NAMES = Set.of(ROUND_TRIP_DELAY_NS_PROP_NAME, HOST_PROP_NAME, PORT_PROP_NAME, SECRET_PROP_NAME,
         RETRY_TIMEOUT_NS_PROP_NAME, RNR_TIMEOUT_NS_PROP_NAME, CONNECT_TIMEOUT_NS_PROP_NAME, SEND_QUEUE_DEPTH_PROP_NAME,
         MAX_INLINE_BYTES_PROP_NAME, MAX_SEND_BYTES_PROP_NAME);
 
@@ -62,6 +65,7 @@ public final class SocketContext {
     private int sendQueueDepth = SEND_QUEUE_DEPTH_DEFAULT;
     private int maxInlineBytes = MAX_INLINE_BYTES_DEFAULT;
     private int maxSendBytes = MAX_SEND_BYTES_DEFAULT;
+    private long roundTripDelayNs;
     private InetAddress bindAddress;
 
     /** Creates a context with the defaults (the secret from {@value #SECRET_ENV} if set). */
@@ -98,6 +102,7 @@ public final class SocketContext {
                     case CONNECT_TIMEOUT_NS_PROP_NAME -> c.connectTimeoutNs(Long.parseLong(v));
                     case SEND_QUEUE_DEPTH_PROP_NAME -> c.sendQueueDepth(Integer.parseInt(v));
                     case MAX_INLINE_BYTES_PROP_NAME -> c.maxInlineBytes(Integer.parseInt(v));
+                    case ROUND_TRIP_DELAY_NS_PROP_NAME -> c.roundTripDelayNs(Long.parseLong(v));
                     default -> c.maxSendBytes(Integer.parseInt(v));
                 }
             } catch (NumberFormatException ex) {
@@ -190,6 +195,24 @@ public final class SocketContext {
     }
 
     /**
+     * Injects latency, for tests that must act while a request is in flight: a request is sent no earlier than half
+     * of this after posting, and completes no earlier than this after posting (in order). The service thread's
+     * timer resolution (about an eighth of the shortest timeout, at least 1 ms) applies.
+     *
+     * @param value the round trip to add, 0 for none (the default)
+     * @return this
+     */
+    public SocketContext roundTripDelayNs(long value) {
+        roundTripDelayNs = value;
+        return this;
+    }
+
+    /** @return the injected round trip, 0 for none */
+    public long roundTripDelayNs() {
+        return roundTripDelayNs;
+    }
+
+    /**
      * Validates the settings and resolves the host.
      *
      * @return this
@@ -201,6 +224,9 @@ public final class SocketContext {
         positive(rnrTimeoutNs, RNR_TIMEOUT_NS_PROP_NAME);
         positive(connectTimeoutNs, CONNECT_TIMEOUT_NS_PROP_NAME);
         positive(sendQueueDepth, SEND_QUEUE_DEPTH_PROP_NAME);
+        if (roundTripDelayNs < 0) {
+            throw new IllegalArgumentException(ROUND_TRIP_DELAY_NS_PROP_NAME + " must not be negative");
+        }
         if (maxInlineBytes < 0 || maxInlineBytes > Wire.CHUNK) {
             throw new IllegalArgumentException(MAX_INLINE_BYTES_PROP_NAME + " must be 0.." + Wire.CHUNK);
         }

@@ -65,6 +65,7 @@ public final class SocketFabric implements Fabric {
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<SocketQueuePair> broken = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.LongAdder socketWrites = new java.util.concurrent.atomic.LongAdder();
 
     private SocketFabric(SocketContext context) {
         this.context = context.conclude();
@@ -366,7 +367,8 @@ public final class SocketFabric implements Fabric {
             Connection c = qp.connection();
             synchronized (c) {
                 qp.checkTimeout(now, context.retryTimeoutNs());
-                if (qp.state() != dev.remora.verbs.QpState.RTS) {
+                qp.deliverDue(now);
+                if (qp.state() != dev.remora.verbs.QpState.RTS && !qp.hasDelayed()) {
                     broken.remove(qp);
                 }
             }
@@ -485,6 +487,15 @@ public final class SocketFabric implements Fabric {
             s = s.plus(n.statistics());
         }
         return s;
+    }
+
+    void countSocketWrite() {
+        socketWrites.increment();
+    }
+
+    /** @return how many writes to sockets this process's connections made (tests check doorbell batching with it) */
+    long socketWrites() {
+        return socketWrites.sum();
     }
 
     @Override

@@ -138,6 +138,11 @@ final class SocketNode implements Node {
         return queuePairs.get(qpn);
     }
 
+    /** @return how many queue pairs the node has (its own and the passive ones made for peers' connections) */
+    int queuePairCount() {
+        return queuePairs.size();
+    }
+
     void forget(SocketQueuePair qp) {
         if (queuePairs.remove(qp.qpNumber()) != null) {
             synchronized (this) {

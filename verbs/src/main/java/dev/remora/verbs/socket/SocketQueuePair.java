@@ -36,6 +36,10 @@ final class SocketQueuePair implements QueuePair {
     private final int depth;
     private final int maxInline;
     private final int maxSend;
+    /** Injected round trip ({@link SocketContext#roundTripDelayNs}), 0 for none. */
+    private final long delayNs;
+    private final ArrayDeque<SocketWqe> delayed = new ArrayDeque<>();
+    private long lastDueNs;
 
     private volatile QpState state = QpState.RESET;
     private volatile Connection conn;
@@ -48,6 +52,8 @@ final class SocketQueuePair implements QueuePair {
     private final ArrayDeque<SocketWqe> unsent = new ArrayDeque<>();
     private final ArrayDeque<SocketWqe> spare = new ArrayDeque<>();
     private int nextSeq;
+    /** outstanding.size(), readable without the connection's monitor. */
+    private volatile int outstandingCount;
     /** A request with a local error is queued: nothing after it goes on the wire. */
     private boolean stopSending;
 
@@ -77,6 +83,7 @@ final class SocketQueuePair implements QueuePair {
         this.depth = c.sendQueueDepth();
         this.maxInline = c.maxInlineBytes();
         this.maxSend = c.maxSendBytes();
+        this.delayNs = c.roundTripDelayNs();
     }
 
     @Override
@@ -127,6 +134,14 @@ final class SocketQueuePair implements QueuePair {
             remoteNodeId = peerNodeId;
             state = QpState.RTS;
         }
+        if (sendCq != null) {
+            sendCq.addProducer(this);
+        }
+    }
+
+    /** @return whether requests are outstanding (so a poller may read their responses); a racy hint */
+    boolean awaitsResponses() {
+        return outstandingCount > 0;
     }
 
     /** Connects the queue pair to a peer it could not reach: it is RTS, and its first request fails (R20). */
@@ -275,6 +290,7 @@ final class SocketQueuePair implements QueuePair {
             }
         }
         outstanding.add(w);
+        outstandingCount = outstanding.size();
         if (w.localError != null) {
             stopSending = true;
         } else if (!stopSending) {
@@ -311,6 +327,12 @@ final class SocketQueuePair implements QueuePair {
     void pump(ByteBuffer out) {
         while (!unsent.isEmpty()) {
             SocketWqe w = unsent.peek();
+            if (delayNs > 0 && w.sent == 0 && System.nanoTime() - w.postedNs < delayNs / 2) {
+                return; // injected latency: the request takes effect no earlier than half a round trip after posting
+            }
+            if (w.has(WorkRequest.FENCE) && w.sent == 0 && readOrAtomicBefore(w)) {
+                return; // R13: a fenced request starts only after every earlier READ and atomic has completed
+            }
             if (!encode(w, out)) {
                 return;
             }
@@ -320,9 +342,22 @@ final class SocketQueuePair implements QueuePair {
         }
     }
 
-    /** @return whether the requester has requests not yet fully encoded */
+    private boolean readOrAtomicBefore(SocketWqe w) {
+        for (SocketWqe e : outstanding) {
+            if (e == w) {
+                return false;
+            }
+            if (e.opcode == Opcode.READ || e.opcode.isAtomic()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return whether the requester has requests to encode now (not waiting behind a fence) */
     boolean hasUnsent() {
-        return !unsent.isEmpty();
+        SocketWqe w = unsent.peek();
+        return w != null && !(w.has(WorkRequest.FENCE) && w.sent == 0 && readOrAtomicBefore(w));
     }
 
     private boolean encode(SocketWqe w, ByteBuffer out) {
@@ -439,6 +474,7 @@ final class SocketQueuePair implements QueuePair {
             }
         }
         outstanding.poll();
+        outstandingCount = outstanding.size();
         complete(w, WcStatus.SUCCESS);
         completeLocalErrors();
     }
@@ -485,6 +521,10 @@ final class SocketQueuePair implements QueuePair {
             complete(w, WcStatus.WR_FLUSH_ERR);
         }
         unsent.clear();
+        outstandingCount = 0;
+        if (!delayed.isEmpty()) {
+            node.fabric().watch(this); // its connection goes: the timer delivers the delayed completions
+        }
         flushReceiveQueue();
         Connection c = conn;
         if (c != null && closeConnection) {
@@ -493,6 +533,33 @@ final class SocketQueuePair implements QueuePair {
     }
 
     private void complete(SocketWqe w, WcStatus status) {
+        if (delayNs > 0) {
+            // Injected latency: the completion comes a round trip after posting, in order (R11).
+            w.status = status;
+            w.dueNs = Math.max(w.postedNs + delayNs, lastDueNs);
+            lastDueNs = w.dueNs;
+            delayed.add(w);
+            deliverDue(System.nanoTime());
+            return;
+        }
+        deliver(w, status);
+    }
+
+    /** Delivers the delayed completions that are due (injected latency only). */
+    void deliverDue(long now) {
+        SocketWqe w;
+        while ((w = delayed.peek()) != null && now - w.dueNs >= 0) {
+            delayed.poll();
+            deliver(w, w.status);
+        }
+    }
+
+    /** @return whether injected latency holds requests or completions back */
+    boolean hasDelayed() {
+        return !delayed.isEmpty() || (delayNs > 0 && !unsent.isEmpty());
+    }
+
+    private void deliver(SocketWqe w, WcStatus status) {
         if (node.isCrashed()) {
             spare.add(w); // a crashed node completes nothing more
             return;
@@ -609,9 +676,14 @@ final class SocketQueuePair implements QueuePair {
             }
             state = QpState.CLOSED;
             // ibv_destroy_qp discards outstanding requests without completions: return their reservations.
+            if (!delayed.isEmpty()) {
+                sendCq.release(delayed.size());
+                delayed.clear();
+            }
             if (!outstanding.isEmpty()) {
                 sendCq.release(outstanding.size());
                 outstanding.clear();
+                outstandingCount = 0;
                 unsent.clear();
             }
         }
@@ -623,6 +695,9 @@ final class SocketQueuePair implements QueuePair {
         }
         if (c != null) {
             c.close("queue pair " + qpn + " closed");
+        }
+        if (sendCq != null) {
+            sendCq.removeProducer(this);
         }
         node.forget(this);
     }

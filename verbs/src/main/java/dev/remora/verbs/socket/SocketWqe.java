@@ -28,6 +28,9 @@ final class SocketWqe {
     boolean onWire;
     /** READ payload bytes received so far. */
     int received;
+    /** With injected latency: the completion's status and when it is due. */
+    WcStatus status;
+    long dueNs;
 
     void copyFrom(WorkRequest wr) {
         opcode = wr.opcode();

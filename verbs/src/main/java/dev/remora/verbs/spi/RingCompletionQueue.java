@@ -21,6 +21,7 @@ import dev.remora.verbs.WcStatus;
  */
 public class RingCompletionQueue implements WakeableCompletionQueue {
     private static final long SPIN_NS = 10_000;
+    private final long spinNs;
 
     private static final java.lang.invoke.VarHandle RESERVED;
     private static final java.lang.invoke.VarHandle SIGNALS;
@@ -62,6 +63,16 @@ public class RingCompletionQueue implements WakeableCompletionQueue {
     private volatile boolean closed;
     /** @param depth the number of entries, positive */
     public RingCompletionQueue(int depth) {
+        this(depth, SPIN_NS);
+    }
+
+    /**
+     * @param depth the number of entries, positive
+     * @param spinNs how long {@link #await} polls before it blocks (a provider whose completions a poller can fetch
+     *     itself, see {@link #progress()}, spins about one round trip)
+     */
+    public RingCompletionQueue(int depth, long spinNs) {
+        this.spinNs = spinNs;
         if (depth <= 0) {
             throw new IllegalArgumentException("completion queue depth must be positive, not " + depth);
         }
@@ -190,7 +201,7 @@ public class RingCompletionQueue implements WakeableCompletionQueue {
         int n;
         while ((n = poll(out, out.length)) == 0) {
             long waited = System.nanoTime() - start;
-            if (waited >= Math.min(SPIN_NS, timeoutNs)) {
+            if (waited >= Math.min(spinNs, timeoutNs)) {
                 break;
             }
             Thread.onSpinWait();

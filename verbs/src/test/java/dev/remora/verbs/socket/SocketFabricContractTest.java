@@ -14,6 +14,12 @@ class SocketFabricContractTest extends VerbsContract {
     }
 
     @Override
+    protected Fabric newFabricWithRoundTripNs(long roundTripNs) {
+        return SocketFabric.open(new SocketContext().roundTripDelayNs(roundTripNs).retryTimeoutNs(4 * roundTripNs)
+            .rnrTimeoutNs(TIMEOUT_NS));
+    }
+
+    @Override
     protected long retryTimeoutNs() {
         return TIMEOUT_NS;
     }

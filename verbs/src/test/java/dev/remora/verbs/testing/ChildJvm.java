@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * try (ChildJvm node = ChildJvm.builder(MemoryNodeMain.class).args("--port", "0").echo("node").start()) {
- *     int port = Integer.parseInt(node.awaitLine(Pattern.compile("LISTENING (\\d+)"), Duration.ofSeconds(10)).group(1));
+ *     Matcher listening = node.awaitLine(Pattern.compile("LISTENING (\\d+)"), Duration.ofSeconds(10));
+ *     int port = Integer.parseInt(listening.group(1));
  *     ...
  *     node.kill();
  *     assertEquals(137, node.awaitExit(Duration.ofSeconds(5)));
@@ -57,7 +58,7 @@ public final class ChildJvm implements AutoCloseable {
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             for (ChildJvm c : LIVE) {
-                c.process.destroyForcibly();
+                c.process.toHandle().destroyForcibly();
             }
         }, "ChildJvm-reaper"));
     }
@@ -83,8 +84,9 @@ public final class ChildJvm implements AutoCloseable {
         this.process = process;
         this.command = command;
         this.argFileDir = argFileDir;
-        this.outReader = reader(process.getInputStream(), out, true, echoPrefix == null ? null : echoPrefix + " out| ");
-        this.errReader = reader(process.getErrorStream(), err, false, echoPrefix == null ? null : echoPrefix + " err| ");
+        String echo = echoPrefix;
+        this.outReader = reader(process.getInputStream(), out, true, echo == null ? null : echo + " out| ");
+        this.errReader = reader(process.getErrorStream(), err, false, echo == null ? null : echo + " err| ");
         outReader.start();
         errReader.start();
     }
@@ -419,20 +421,28 @@ public final class ChildJvm implements AutoCloseable {
         errReader.join(1000);
     }
 
-    /** Sends SIGKILL: the child ends at once, without running shutdown hooks ({@link Process#destroyForcibly()}). */
+    /**
+     * Sends SIGKILL: the child ends at once, without running shutdown hooks. The signal goes through
+     * {@link ProcessHandle#destroyForcibly()}, not {@link Process#destroyForcibly()}, which would also close the pipes
+     * to the child: its stdin would reach end of file (a second cause of exit racing the signal) and what it printed
+     * last would be lost to {@link #output()}.
+     */
     public void kill() {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
     }
 
-    /** Sends SIGTERM: the child runs its shutdown hooks and exits ({@link Process#destroy()}). */
+    /**
+     * Sends SIGTERM: the child runs its shutdown hooks and exits, normally with 143. Through
+     * {@link ProcessHandle#destroy()}, for the reason given at {@link #kill()}.
+     */
     public void terminate() {
-        process.destroy();
+        process.toHandle().destroy();
     }
 
     /** Kills the child if it is still alive and waits for it to be gone. */
     @Override
     public void close() {
-        process.destroyForcibly();
+        kill();
         boolean interrupted = false;
         try {
             while (true) {
@@ -451,6 +461,11 @@ public final class ChildJvm implements AutoCloseable {
                 interrupted = true;
             }
         } finally {
+            try {
+                process.getOutputStream().close();
+            } catch (IOException e) {
+                // already closed
+            }
             deleteQuietly(argFileDir);
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -461,7 +476,8 @@ public final class ChildJvm implements AutoCloseable {
     private String describeOutput() {
         String exit = process.isAlive() ? "alive" : "exit code " + process.exitValue();
         synchronized (this) {
-            return "\n[" + exit + "; command: " + abbreviate(command) + "]\n" + tail("stdout", out) + tail("stderr", err);
+            return "\n[" + exit + "; command: " + abbreviate(command) + "]\n" + tail("stdout", out)
+                + tail("stderr", err);
         }
     }
 

@@ -71,7 +71,8 @@ class ChildJvmTest {
             assertTrue(c.command().stream().anyMatch(w -> w.startsWith("@")), c.command().toString());
             c.awaitLine(READY, START);
             c.terminate();
-            assertEquals(128 + 15, c.awaitExit(Duration.ofSeconds(5)));
+            assertEquals(128 + 15, c.awaitExit(Duration.ofSeconds(5)), c::output);
+            assertTrue(c.stderrLines().isEmpty(), "SIGTERM, not end of stdin, ended it: " + c.output());
         }
     }
 

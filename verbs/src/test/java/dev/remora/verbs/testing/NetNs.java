@@ -144,7 +144,8 @@ public final class NetNs {
                 return new Support(nsWhy, nsWhy, nsWhy);
             }
             Optional<String> delayWhy = tcMissing().or(() -> firstFailure(
-                List.of("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "veth0", "root", "netem", "delay", "1ms")))
+                List.of("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "veth0", "root", "netem", "delay",
+                    "1ms")))
                 .map(w -> "tc netem (delay) does not work here, the kernel probably lacks sch_netem"
                     + " (CONFIG_NET_SCH_NETEM): " + w);
             Optional<String> lossWhy = tcMissing().or(() -> firstFailure(
@@ -206,7 +207,9 @@ public final class NetNs {
 
     /**
      * Removes the namespaces named {@code rmr<pid>...} whose JVM is no longer alive, e.g. of a test run that was
-     * killed. (A namespace whose pid has been reused by another process stays; it is harmless.)
+     * killed. A namespace whose pid has been reused by another process stays (harmless). Namespace names are shared
+     * by everything that sees the same {@code /run/netns}: a JVM in another pid namespace that shares it would look
+     * dead from here, so do not share {@code /run/netns} between containers that run these tests at once.
      *
      * @return the namespaces removed
      */

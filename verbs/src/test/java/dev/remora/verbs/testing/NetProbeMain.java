@@ -23,11 +23,15 @@ import java.util.concurrent.locks.LockSupport;
  *       {@code LISTENING <port>}, echoes every byte of every TCP connection (a thread each) and every datagram.</li>
  *   <li>{@code client}: reads commands from stdin, one line each, and prints one line of answer:
  *     <ul>
- *       <li>{@code connect HOST PORT TIMEOUT_MS}: {@code CONNECTED <µs>}, or {@code FAIL <exception> <ms> <message>};</li>
+ *       <li>{@code connect HOST PORT TIMEOUT_MS}: {@code CONNECTED <µs>}, or
+ *           {@code FAIL <exception> <ms> <message>};</li>
  *       <li>{@code rtt HOST PORT N}: connects, does N one-byte TCP round trips, {@code RTT <min µs> <median µs>},
  *           or {@code FAIL ...} (each read waits 3 s at most);</li>
- *       <li>{@code udp HOST PORT N}: sends N datagrams 0.1 ms apart, counts the echoes that come back within 1 s of the last
- *           send, {@code UDP <received>}.</li>
+ *       <li>{@code hold HOST PORT}: opens a connection and keeps it, {@code HELD};</li>
+ *       <li>{@code held B TIMEOUT_MS}: sends the byte B (0 to 127) on the held connection and reads until B comes
+ *           back (skipping older echoes that arrive late), {@code PONG <µs>}, or {@code FAIL ...} on timeout;</li>
+ *       <li>{@code udp HOST PORT N}: sends N datagrams 0.1 ms apart, counts the echoes that come back within 1 s of
+ *           the last send, {@code UDP <received>}.</li>
  *     </ul></li>
  * </ul>
  */
@@ -106,6 +110,8 @@ public final class NetProbeMain {
                     case "connect" -> connect(w[1], Integer.parseInt(w[2]), Integer.parseInt(w[3]));
                     case "rtt" -> rtt(w[1], Integer.parseInt(w[2]), Integer.parseInt(w[3]));
                     case "udp" -> udp(w[1], Integer.parseInt(w[2]), Integer.parseInt(w[3]));
+                    case "hold" -> hold(w[1], Integer.parseInt(w[2]));
+                    case "held" -> held(Integer.parseInt(w[1]), Integer.parseInt(w[2]));
                     default -> "FAIL unknown-command 0 " + line;
                 };
             } catch (IOException e) {
@@ -114,6 +120,35 @@ public final class NetProbeMain {
             }
             System.out.println(answer);
             System.out.flush();
+        }
+    }
+
+    private static Socket heldSocket;
+
+    private static String hold(String host, int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress(host, port), 3000);
+        s.setTcpNoDelay(true);
+        heldSocket = s;
+        return "HELD";
+    }
+
+    private static String held(int b, int timeoutMs) throws IOException {
+        if (heldSocket == null) {
+            return "FAIL no-connection 0 hold first";
+        }
+        long t0 = System.nanoTime();
+        heldSocket.setSoTimeout(timeoutMs);
+        heldSocket.getOutputStream().write(b);
+        heldSocket.getOutputStream().flush();
+        while (true) {
+            int got = heldSocket.getInputStream().read();
+            if (got < 0) {
+                throw new IOException("the held connection was closed by the peer");
+            }
+            if (got == b) {
+                return "PONG " + (System.nanoTime() - t0) / 1000;
+            }
         }
     }
 
