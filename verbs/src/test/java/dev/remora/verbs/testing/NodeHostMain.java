@@ -18,14 +18,10 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -43,16 +39,12 @@ public final class NodeHostMain {
     private static final int ACCEPT_TIMEOUT_MS = 60_000;
     /** A test process silent this long is gone or stuck: the host exits. */
     private static final int IDLE_TIMEOUT_MS = 600_000;
-    /** How long a crashed node's port may stay taken by its closing listener before the black hole gives up. */
-    private static final long BLACK_HOLE_BIND_NS = 5_000_000_000L;
 
     private SocketFabric fabric;
     private final Map<Integer, Node> nodes = new HashMap<>();
     private final Map<Integer, Object> objects = new HashMap<>();
     private int nextHandle = 1;
     private Completion[] completions = new Completion[0];
-    /** The listeners standing in for crashed nodes, and the connections they took and never answer. */
-    private final List<java.io.Closeable> blackHoles = new ArrayList<>();
 
     private NodeHostMain() {
     }
@@ -268,11 +260,7 @@ public final class NodeHostMain {
             }
             case HostWire.NODE_FENCE -> node(in.readInt()).fullFence();
             case HostWire.NODE_IS_CRASHED -> out.writeBoolean(node(in.readInt()).isCrashed());
-            case HostWire.CRASH -> {
-                Node n = node(in.readInt());
-                fabric().crash(n);
-                blackHole(n.address());
-            }
+            case HostWire.CRASH -> fabric().crash(node(in.readInt()));
             case HostWire.FABRIC_STATISTICS -> HostWire.writeStatistics(out, fabric == null ? VerbsStatistics.ZERO
                 : fabric.statistics());
             case HostWire.PUBLISH -> {
@@ -324,68 +312,6 @@ public final class NodeHostMain {
         }
         nodes.clear();
         objects.clear();
-        synchronized (blackHoles) {
-            for (java.io.Closeable c : blackHoles) {
-                try {
-                    c.close();
-                } catch (IOException ignored) {
-                    // closing anyway
-                }
-            }
-            blackHoles.clear();
-        }
-    }
-
-    /**
-     * Makes a crashed node's address a black hole, as a crashed machine is: connections to it are accepted by a
-     * listener that never answers, so a peer's new queue pair to it waits out its connect timeout instead of being
-     * refused at once. This also keeps new queue pairs to a crashed node off the socket fabric's refused-connection
-     * path, where the first request can fail RETRY_EXC_ERR at once instead of after the retry timeout.
-     */
-    private void blackHole(String address) throws IOException {
-        int colon = address.lastIndexOf(':');
-        InetSocketAddress at = new InetSocketAddress(InetAddress.getByName(address.substring(0, colon)),
-            Integer.parseInt(address.substring(colon + 1)));
-        ServerSocket hole = new ServerSocket();
-        hole.setReuseAddress(true);
-        long deadline = System.nanoTime() + BLACK_HOLE_BIND_NS;
-        while (true) {
-            try {
-                hole.bind(at, 50);
-                break;
-            } catch (BindException e) {
-                // The crashed node's listener closes when its fabric's service thread next selects.
-                if (System.nanoTime() - deadline > 0) {
-                    hole.close();
-                    throw new IllegalStateException("cannot take the crashed node's address " + address + ": "
-                        + e.getMessage(), e);
-                }
-                try {
-                    Thread.sleep(2);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    hole.close();
-                    throw new IllegalStateException("interrupted", ie);
-                }
-            }
-        }
-        synchronized (blackHoles) {
-            blackHoles.add(hole);
-        }
-        Thread t = new Thread(() -> {
-            while (!hole.isClosed()) {
-                try {
-                    Socket s = hole.accept();
-                    synchronized (blackHoles) {
-                        blackHoles.add(s);
-                    }
-                } catch (IOException e) {
-                    return; // closed
-                }
-            }
-        }, "black-hole " + address);
-        t.setDaemon(true);
-        t.start();
     }
 
     /**
