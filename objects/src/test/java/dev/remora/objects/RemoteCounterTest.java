@@ -1,144 +1,33 @@
 package dev.remora.objects;
 
-import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
-import dev.remora.verbs.RemoteAccessException;
-import dev.remora.verbs.RemoteAddress;
-import dev.remora.verbs.VerbsStatistics;
-import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.sim.SimContext;
 import dev.remora.verbs.sim.SimFabric;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RemoteCounterTest {
-
-    static Stream<SimContext> fabrics() {
-        return Stream.of(new SimContext(), SimContext.twoMicrosecondRoundTrip().nicThreads(2));
+/** The remote counter on the fast software fabric, without and with the 2 µs latency preset. */
+class RemoteCounterTest extends RemoteCounterContract {
+    @Override
+    protected List<Setting> settings() {
+        return List.of(
+            new Setting("zero latency", () -> SimFabric.open(new SimContext())),
+            new Setting("2 us round trip", () -> SimFabric.open(SimContext.twoMicrosecondRoundTrip().nicThreads(2))));
     }
 
-    @ParameterizedTest
-    @MethodSource("fabrics")
-    void shouldCountSequentially(SimContext context) {
-        try (SimFabric fabric = SimFabric.open(context)) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            RemoteAddress word = RemoteCounter.create(home);
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteCounter c = RemoteCounter.attach(ep, word);
-                assertEquals(0, c.get());
-                assertEquals(1, c.incrementAndGet());
-                assertEquals(11, c.addAndGet(10));
-                assertEquals(11, c.getAndAdd(-5));
-                assertEquals(6, c.get());
-                assertEquals(word, c.address());
-            }
-        }
+    @Override
+    protected Fabric openFabric() {
+        return SimFabric.open();
     }
 
-    @Test
-    void shouldCostOneRoundTripPerOperation() {
-        try (SimFabric fabric = SimFabric.open()) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteCounter c = RemoteCounter.attach(ep, RemoteCounter.create(home));
-                VerbsStatistics before = ep.statistics();
-                for (int i = 0; i < 100; i++) {
-                    c.incrementAndGet();
-                }
-                c.get();
-                VerbsStatistics used = ep.statistics().minus(before);
-                assertEquals(101, used.roundTrips());
-                assertEquals(100, used.fetchAndAdds());
-                assertEquals(1, used.reads());
-                assertEquals(101, used.doorbells());
-            }
-        }
+    @Override
+    protected Fabric openFabric(long retryTimeoutNs) {
+        return SimFabric.open(new SimContext().retryTimeoutNs(retryTimeoutNs));
     }
 
-    @ParameterizedTest
-    @MethodSource("fabrics")
-    void shouldNotLoseIncrementsFromManyThreadsOnTwoNodes(SimContext context) throws Exception {
-        try (SimFabric fabric = SimFabric.open(context)) {
-            Node home = fabric.addNode("home");
-            Node[] clients = {fabric.addNode("c1"), fabric.addNode("c2")};
-            RemoteAddress word = RemoteCounter.create(home);
-            int threads = 6;
-            int each = 1_500;
-            long[][] results = new long[threads][each];
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                workers.add(new Thread(() -> {
-                    try (Endpoint ep = Endpoint.open(clients[id % 2])) {
-                        RemoteCounter c = RemoteCounter.attach(ep, word);
-                        for (int i = 0; i < each; i++) {
-                            results[id][i] = c.incrementAndGet();
-                        }
-                    }
-                }));
-            }
-            workers.forEach(Thread::start);
-            for (Thread w : workers) {
-                w.join();
-            }
-            Set<Long> seen = new HashSet<>();
-            for (long[] row : results) {
-                long previous = 0;
-                for (long v : row) {
-                    assertTrue(v > previous, "one thread's increments return increasing values");
-                    previous = v;
-                    assertTrue(seen.add(v), "value " + v + " returned twice");
-                }
-            }
-            try (Endpoint ep = Endpoint.open(clients[0])) {
-                assertEquals((long) threads * each, RemoteCounter.attach(ep, word).get());
-            }
-            assertEquals((long) threads * each, seen.size());
-        }
-    }
-
-    @Test
-    void shouldRejectMisalignedWord() {
-        try (SimFabric fabric = SimFabric.open()) {
-            Node home = fabric.addNode("home");
-            try (Endpoint ep = Endpoint.open(home)) {
-                RemoteAddress word = RemoteCounter.create(home).plus(4);
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> RemoteCounter.attach(ep, word));
-                assertTrue(e.getMessage().contains("aligned"), e.getMessage());
-            }
-        }
-    }
-
-    @Test
-    void shouldReportUnreachableHomeAsRetryExceeded() {
-        try (SimFabric fabric = SimFabric.open(new SimContext().retryTimeoutNs(50_000_000L))) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            RemoteAddress word = RemoteCounter.create(home);
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteCounter c = RemoteCounter.attach(ep, word);
-                c.incrementAndGet();
-                fabric.crash(home);
-                RemoteAccessException e = assertThrows(RemoteAccessException.class, c::incrementAndGet);
-                assertEquals(WcStatus.RETRY_EXC_ERR, e.status());
-            }
-        }
+    @Override
+    protected void crash(Fabric fabric, Node node) {
+        ((SimFabric) fabric).crash(node);
     }
 }
