@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with each queue pair a loopback TCP connection): no run may give an outcome the file forbids.
  */
 class ProviderLitmusTest {
-    private static final int RUNS = 25;
+    private static final int RUNS = 12;
 
     private static List<LitmusTest> tests() throws Exception {
         List<LitmusTest> tests = new ArrayList<>();

@@ -116,12 +116,12 @@ class SocketFabricRobustnessTest {
 
             InetSocketAddress target = SocketFabric.parse(home.address());
             int wrongKey = guarded.rkey() + 1;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             int attacks = 0;
             int mustClose = 0;
             int closedByServer = 0;
             Random r = new Random(7);
-            while (attacks < 400 && System.nanoTime() < deadline) {
+            while (attacks < 400 && (System.nanoTime() < deadline || attacks < 60)) { // 60 to 400, about 3 s
                 int kind = attacks % 6;
                 byte[] attack = attack(r, attacks, wrongKey, guarded.address(), home.id());
                 boolean undecidable = kind >= 3; // a mutated request may still be well formed (then it is refused)
@@ -152,7 +152,6 @@ class SocketFabricRobustnessTest {
             assertEquals(0, failures.get(), "the well-behaved client never failed");
             assertTrue(acknowledged.get() > 0, "the well-behaved client was served");
             assertEquals(acknowledged.get(), live.getLongVolatile(0), "every acknowledged increment is there");
-            assertTrue(attacks >= 60, "attacks made: " + attacks);
             assertEquals(mustClose, closedByServer, "the server closed every connection that sent garbage, an "
                 + "oversized length or a wrong version");
             assertTrue(log.messages.stream().anyMatch(m -> m.contains("malformed frame") || m.contains("closed its "
@@ -259,7 +258,8 @@ class SocketFabricRobustnessTest {
 
     @Test
     void aWrongOrMissingClusterSecretIsRefusedBothWays() {
-        try (SocketFabric alpha = SocketFabric.open(context().secret("alpha"));
+        try (Captured log = new Captured();
+             SocketFabric alpha = SocketFabric.open(context().secret("alpha"));
              SocketFabric beta = SocketFabric.open(context().secret("beta"));
              SocketFabric none = SocketFabric.open(context());
              SocketFabric friend = SocketFabric.open(context().secret("alpha"))) {
@@ -284,6 +284,8 @@ class SocketFabricRobustnessTest {
                 assertEquals(0, ep.faa(friend.lookup("w"), 1));
             }
             assertEquals(1, word.getLongVolatile(0), "only the friend's increment arrived");
+            assertTrue(log.messages.stream().anyMatch(m -> m.contains("wrong cluster secret")), "the server logs the "
+                + "refusal: " + log.messages);
         }
         IllegalArgumentException exposed = assertThrows(IllegalArgumentException.class,
             () -> new SocketContext().secret(null).host("10.255.255.1").conclude());
