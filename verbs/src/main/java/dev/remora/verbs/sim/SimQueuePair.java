@@ -1,5 +1,6 @@
 package dev.remora.verbs.sim;
 
+import dev.remora.verbs.spi.VerbCounters;
 import dev.remora.verbs.spi.WorkRequestChecks;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.CompletionQueue;
@@ -89,16 +90,7 @@ final class SimQueuePair implements QueuePair {
     private final Object rqLock = new Object();
     private final ArrayDeque<RecvEntry> rq = new ArrayDeque<>();
 
-    private long reads;
-    private long writes;
-    private long compareAndSwaps;
-    private long fetchAndAdds;
-    private long sends;
-    private long receives;
-    private long bytes;
-    private long doorbells;
-    private long roundTrips;
-    private long errors;
+    private final VerbCounters counters = new VerbCounters();
 
     /** A posted receive buffer. */
     private record RecvEntry(long wrId, long address, int length, int lkey) {
@@ -178,11 +170,8 @@ final class SimQueuePair implements QueuePair {
             if (tail - head + 1 > sqDepth || !sendCq.reserve(1)) {
                 return QUEUE_FULL;
             }
-            long now = startDoorbell();
+            long now = startDoorbell(wr.has(WorkRequest.SIGNALED));
             enqueue(wr, now);
-            if (wr.has(WorkRequest.SIGNALED)) {
-                roundTrips++;
-            }
             finishDoorbell(now);
         }
         return POSTED;
@@ -202,14 +191,13 @@ final class SimQueuePair implements QueuePair {
             if (tail - head + count > sqDepth || !sendCq.reserve(count)) {
                 return QUEUE_FULL;
             }
-            long now = startDoorbell();
             boolean signaled = false;
             for (int i = 0; i < count; i++) {
-                enqueue(wrs[i], now);
                 signaled |= wrs[i].has(WorkRequest.SIGNALED);
             }
-            if (signaled) {
-                roundTrips++;
+            long now = startDoorbell(signaled);
+            for (int i = 0; i < count; i++) {
+                enqueue(wrs[i], now);
             }
             finishDoorbell(now);
         }
@@ -238,8 +226,8 @@ final class SimQueuePair implements QueuePair {
         }
     }
 
-    private long startDoorbell() {
-        doorbells++;
+    private long startDoorbell(boolean signaled) {
+        counters.doorbell(signaled);
         return halfRoundTripNs == 0 ? 0 : fabric.now();
     }
 
@@ -253,29 +241,7 @@ final class SimQueuePair implements QueuePair {
     private void enqueue(WorkRequest wr, long now) {
         Wqe w = sq[(int) tail & sqMask];
         w.copyFrom(wr);
-        switch (w.opcode) {
-            case READ -> {
-                reads++;
-                bytes += w.length;
-            }
-            case WRITE -> {
-                writes++;
-                bytes += w.length;
-            }
-            case CAS -> {
-                compareAndSwaps++;
-                bytes += Long.BYTES;
-            }
-            case FETCH_ADD -> {
-                fetchAndAdds++;
-                bytes += Long.BYTES;
-            }
-            case SEND -> {
-                sends++;
-                bytes += w.length;
-            }
-            default -> throw new AssertionError(w.opcode);
-        }
+        counters.posted(w.opcode, w.length);
         if (w.has(WorkRequest.INLINE)) {
             copyInline(w);
         }
@@ -323,7 +289,7 @@ final class SimQueuePair implements QueuePair {
             return QUEUE_FULL;
         }
         synchronized (this) {
-            receives++;
+            counters.received();
         }
         RecvEntry entry = new RecvEntry(wr.wrId(), wr.localAddress(), wr.length(), wr.lkey());
         synchronized (rqLock) {
@@ -598,7 +564,7 @@ final class SimQueuePair implements QueuePair {
 
     private void complete(Wqe w) {
         if (w.status != WcStatus.SUCCESS) {
-            errors++;
+            counters.error();
             sendCq.deliver(w.wrId, w.status, w.opcode, 0, qpn);
         } else if (w.has(WorkRequest.SIGNALED)) {
             sendCq.deliver(w.wrId, WcStatus.SUCCESS, w.opcode, w.byteLength, qpn);
@@ -611,8 +577,7 @@ final class SimQueuePair implements QueuePair {
 
     @Override
     public synchronized VerbsStatistics statistics() {
-        return new VerbsStatistics(reads, writes, compareAndSwaps, fetchAndAdds, sends, receives, bytes, doorbells,
-            roundTrips, errors);
+        return counters.snapshot();
     }
 
     @Override

@@ -12,36 +12,33 @@ final class SocketCompletionQueue extends RingCompletionQueue {
     private static final long SPIN_NS = 60_000;
 
     private final SocketFabric fabric;
-    private volatile SocketQueuePair[] producers = new SocketQueuePair[0];
+    /** Queue pairs whose send queue completes here. */
+    private final java.util.concurrent.CopyOnWriteArrayList<SocketQueuePair> producers =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
 
     SocketCompletionQueue(SocketFabric fabric, int depth) {
         super(depth, SPIN_NS);
         this.fabric = fabric;
     }
 
-    synchronized void addProducer(SocketQueuePair qp) {
-        SocketQueuePair[] now = java.util.Arrays.copyOf(producers, producers.length + 1);
-        now[now.length - 1] = qp;
-        producers = now;
+    void addProducer(SocketQueuePair qp) {
+        producers.add(qp);
     }
 
-    synchronized void removeProducer(SocketQueuePair qp) {
-        SocketQueuePair[] now = producers;
-        for (int i = 0; i < now.length; i++) {
-            if (now[i] == qp) {
-                SocketQueuePair[] shorter = new SocketQueuePair[now.length - 1];
-                System.arraycopy(now, 0, shorter, 0, i);
-                System.arraycopy(now, i + 1, shorter, i, now.length - i - 1);
-                producers = shorter;
-                return;
-            }
-        }
+    void removeProducer(SocketQueuePair qp) {
+        producers.remove(qp);
     }
 
     @Override
     protected boolean progress() {
         boolean any = false;
-        for (SocketQueuePair qp : producers) {
+        for (int i = 0; i < producers.size(); i++) { // indexed: no iterator on the polling path
+            SocketQueuePair qp;
+            try {
+                qp = producers.get(i);
+            } catch (IndexOutOfBoundsException e) {
+                break; // removed meanwhile
+            }
             Connection c = qp.connection();
             if (c != null && qp.awaitsResponses()) {
                 any |= c.pollResponses();

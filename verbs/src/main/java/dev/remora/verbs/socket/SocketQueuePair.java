@@ -9,6 +9,7 @@ import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.WorkRequest;
+import dev.remora.verbs.spi.VerbCounters;
 import dev.remora.verbs.spi.WorkRequestChecks;
 
 import java.nio.ByteBuffer;
@@ -60,16 +61,7 @@ final class SocketQueuePair implements QueuePair {
     private final Object rqLock = new Object();
     private final ArrayDeque<RecvEntry> rq = new ArrayDeque<>();
 
-    private long reads;
-    private long writes;
-    private long compareAndSwaps;
-    private long fetchAndAdds;
-    private long sends;
-    private long receives;
-    private long bytes;
-    private long doorbells;
-    private long roundTrips;
-    private long errors;
+    private final VerbCounters counters = new VerbCounters();
 
     record RecvEntry(long wrId, SocketRegion region, int index, int length, boolean valid) {
     }
@@ -218,7 +210,6 @@ final class SocketQueuePair implements QueuePair {
         if (outstanding.size() + count > depth || !sendCq.reserve(count)) {
             return QUEUE_FULL;
         }
-        doorbells++;
         boolean signaled = false;
         long now = System.nanoTime();
         for (int i = 0; i < count; i++) {
@@ -226,9 +217,7 @@ final class SocketQueuePair implements QueuePair {
             signaled |= wr.has(WorkRequest.SIGNALED);
             enqueue(wr, now);
         }
-        if (signaled) {
-            roundTrips++;
-        }
+        counters.doorbell(signaled);
         if (broken && state == QpState.RTS) {
             // Nothing answers: the oldest request fails RETRY_EXC_ERR after the retry timeout (R20).
             unsent.clear();
@@ -246,28 +235,7 @@ final class SocketQueuePair implements QueuePair {
         w.copyFrom(wr);
         w.seq = nextSeq++;
         w.postedNs = now;
-        switch (w.opcode) {
-            case READ -> {
-                reads++;
-                bytes += w.length;
-            }
-            case WRITE -> {
-                writes++;
-                bytes += w.length;
-            }
-            case CAS -> {
-                compareAndSwaps++;
-                bytes += Long.BYTES;
-            }
-            case FETCH_ADD -> {
-                fetchAndAdds++;
-                bytes += Long.BYTES;
-            }
-            default -> {
-                sends++;
-                bytes += w.length;
-            }
-        }
+        counters.posted(w.opcode, w.length);
         if (state == QpState.ERROR) {
             // R17: once in ERROR every request completes WR_FLUSH_ERR, with no effect.
             complete(w, WcStatus.WR_FLUSH_ERR);
@@ -565,7 +533,7 @@ final class SocketQueuePair implements QueuePair {
             return;
         }
         if (status != WcStatus.SUCCESS) {
-            errors++;
+            counters.error();
             sendCq.deliver(w.wrId, status, w.opcode, 0, qpn);
         } else if (w.has(WorkRequest.SIGNALED)) {
             sendCq.deliver(w.wrId, WcStatus.SUCCESS, w.opcode, w.opcode == Opcode.READ || w.opcode == Opcode.WRITE
@@ -599,7 +567,7 @@ final class SocketQueuePair implements QueuePair {
         SocketRegion r = node.regions().get(wr.lkey());
         boolean valid = r != null && r.contains(wr.localAddress(), wr.length()) && r.allows(Access.LOCAL_WRITE);
         synchronized (rqLock) {
-            receives++;
+            counters.received();
             if (state == QpState.ERROR) {
                 recvCq.deliver(wr.wrId(), WcStatus.WR_FLUSH_ERR, Opcode.RECV, 0, qpn);
                 return POSTED;
@@ -661,8 +629,7 @@ final class SocketQueuePair implements QueuePair {
         Connection c = conn;
         Object lock = c == null ? this : c;
         synchronized (lock) {
-            return new VerbsStatistics(reads, writes, compareAndSwaps, fetchAndAdds, sends, receives, bytes,
-                doorbells, roundTrips, errors);
+            return counters.snapshot();
         }
     }
 
