@@ -159,9 +159,9 @@ class NetNsTest {
             long t0 = System.nanoTime();
             String a = ask("connect " + target + " " + port + " 1000");
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            System.out.println("NetNsTest: during the partition a connect timed out as it should, after " + ms + " ms");
             assertTrue(a.startsWith("FAIL java.net.SocketTimeoutException "), "a partition times out: " + a);
             assertTrue(ms < 3000, "connect failed after " + ms + " ms");
+            System.out.println("NetNsTest: during the partition a connect timed out as it should, after " + ms + " ms");
         } finally {
             topo.heal(1);
         }
