@@ -11,13 +11,33 @@ import java.util.Arrays;
  * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric, or on the
  * socket fabric between processes), {@code check} (the linearizability checker), {@code litmus} (memory-model litmus
  * tests on the deterministic fabric and TLC), {@code serve} (a memory node on the socket fabric) and {@code merge}
- * (histories of several processes into one); {@code demo-client}
+ * (histories of several processes into one), {@code doctor} (which providers can run here); {@code demo-client}
  * (hidden) is a client process of the socket demo.
  */
-@Command(name = "remora", mixinStandardHelpOptions = true, version = "remora 0.1.0-SNAPSHOT",
+@Command(name = "remora", mixinStandardHelpOptions = true, versionProvider = RemoraMain.Version.class,
     exitCodeOnInvalidInput = 64,
     description = "RDMA-native concurrent objects, formally specified and checked.")
 public final class RemoraMain implements Runnable {
+    /** The commands {@code remora --help} lists, in its order. */
+    static final java.util.List<String> COMMANDS = java.util.List.of("demo", "check", "litmus", "serve", "merge",
+        "doctor");
+
+    /** The version of this build. */
+    static final String VERSION = "0.1.0-SNAPSHOT";
+
+    /** {@code remora --version}: the version and the JDK it runs on. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"remora " + VERSION, "JDK " + jdk()};
+        }
+    }
+
+    /** @return the running JDK: version, vendor and home */
+    static String jdk() {
+        return Runtime.version() + " (" + System.getProperty("java.vendor") + ", " + System.getProperty("java.home")
+            + ")";
+    }
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -46,7 +66,8 @@ public final class RemoraMain implements Runnable {
     static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new RemoraMain());
         boolean all = !"demo".equals(first) && !"check".equals(first) && !"litmus".equals(first)
-            && !"serve".equals(first) && !"demo-client".equals(first) && !"merge".equals(first);
+            && !"serve".equals(first) && !"demo-client".equals(first) && !"merge".equals(first)
+            && !"doctor".equals(first);
         if (all || "demo".equals(first)) {
             cl.addSubcommand(new DemoCommand());
         }
@@ -62,9 +83,23 @@ public final class RemoraMain implements Runnable {
         if (all || "merge".equals(first)) {
             cl.addSubcommand(new MergeCommand());
         }
+        if (all || "doctor".equals(first)) {
+            cl.addSubcommand(new DoctorCommand());
+        }
         if (all || "demo-client".equals(first)) {
             cl.addSubcommand(new DemoClientCommand());
         }
+        CommandLine.IParameterExceptionHandler usual = cl.getParameterExceptionHandler();
+        cl.setParameterExceptionHandler((ex, args) -> {
+            if (ex.getCommandLine() == cl && ex instanceof CommandLine.UnmatchedArgumentException u
+                && !u.getUnmatched().isEmpty() && !u.getUnmatched().get(0).startsWith("-")) {
+                cl.getErr().println("remora: unknown command '" + u.getUnmatched().get(0) + "'; the commands are: "
+                    + String.join(", ", COMMANDS) + " (remora --help says what each does)");
+                cl.getErr().flush();
+                return cl.getCommandSpec().exitCodeOnInvalidInput();
+            }
+            return usual.handleParseException(ex, args);
+        });
         return cl;
     }
 

@@ -74,6 +74,37 @@ class RemoraMainTest {
     }
 
     @Test
+    void shouldNameTheCommandsForAnUnknownOne() {
+        String[] r = run("frobnicate");
+        assertEquals("64", r[0]);
+        assertTrue(r[2].contains("unknown command 'frobnicate'"), r[2]);
+        for (String c : RemoraMain.COMMANDS) {
+            assertTrue(r[2].contains(c), c + " in " + r[2]);
+        }
+    }
+
+    @Test
+    void shouldPrintTheVersionAndTheJdk() {
+        String[] r = run("--version");
+        assertEquals("0", r[0]);
+        assertTrue(r[1].contains("remora " + RemoraMain.VERSION), r[1]);
+        assertTrue(r[1].contains("JDK " + Runtime.version()), r[1]);
+    }
+
+    @Test
+    void shouldListEveryCommandInTheHelpAndSayWhichProvidersRunHere() {
+        String[] help = run("--help");
+        for (String c : RemoraMain.COMMANDS) {
+            assertTrue(help[1].contains("  " + c + " "), c + " in " + help[1]);
+        }
+        String[] r = run("doctor");
+        assertEquals("0", r[0]);
+        assertTrue(r[1].contains("socket  can run here"), r[1]);
+        assertTrue(r[1].contains("sim     can run here"), r[1]);
+        assertTrue(r[1].contains("disni"), r[1]);
+    }
+
+    @Test
     void shouldOfferTheCheckSubcommand() {
         String[] r = run("check", "--help");
         assertEquals("0", r[0]);
