@@ -150,6 +150,8 @@ class ShardedCounterDeterministicTest {
                         + ": " + h.operations());
                 }
             }
+            System.out.println("ShardedCounterDeterministicTest: adds " + deltas[0] + ", " + deltas[1]
+                + " refuted first at seed " + refutedAt);
             assertTrue(refutedAt > 0, "adds " + deltas[0] + ", " + deltas[1] + ": no seed of " + seeds
                 + " showed a read that matches no instant's count");
         }
