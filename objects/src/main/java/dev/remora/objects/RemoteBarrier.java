@@ -30,8 +30,8 @@ import java.util.Objects;
  * <p><b>Correctness.</b> The arrival count is never reset: an arrival with ticket {@code t} (the old value its
  * FETCH_ADD returned) is arrival {@code t % parties} of round {@code t / parties}. A party arrives in round
  * {@code r + 1} only after round {@code r} was released (or broken, and then every later round is broken too), so
- * tickets {@code r parties ... r parties + parties - 1} are exactly the round-{@code r} arrivals of the parties, and the last of them (index {@code parties - 1}) can only be
- * drawn after all of them are counted (rao: the FETCH_ADDs are totally ordered). Only that last arrival releases the
+ * tickets {@code r parties ... r parties + parties - 1} are exactly the round-{@code r} arrivals of the parties, and
+ * the last of them (index {@code parties - 1}) can only be drawn after all of them are counted (rao: the FETCH_ADDs are totally ordered). Only that last arrival releases the
  * round, so nobody passes round {@code r} before all parties arrived in it.
  *
  * <p><b>Broken rounds.</b> A waiter whose timeout passes tries {@code CAS(state: r -> BROKEN | r)}; the last arrival

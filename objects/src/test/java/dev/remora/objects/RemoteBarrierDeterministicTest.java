@@ -33,7 +33,7 @@ class RemoteBarrierDeterministicTest {
     private static final int CRASH_SEEDS = Integer.getInteger("remora.test.seeds", 1000) / 5;
     private static final int PARTIES = 3;
     private static final int ROUNDS = 3;
-    /** Virtual nanoseconds a party waits per round: 100 us, 1,000 scheduler steps, over 7 times the longest round (13 us). */
+    /** Virtual nanoseconds a party waits per round: 100 us, 1,000 steps, over 7 times the longest round (13 us). */
     private static final long TIMEOUT_NS = 100_000;
     /** What a BROKEN await may take beyond its timeout: its last READ and the breaking CAS. */
     private static final long SLACK_NS = 10_000;
