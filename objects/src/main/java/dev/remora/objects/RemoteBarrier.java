@@ -32,7 +32,8 @@ import java.util.Objects;
  * {@code r + 1} only after round {@code r} was released (or broken, and then every later round is broken too), so
  * tickets {@code r parties ... r parties + parties - 1} are exactly the round-{@code r} arrivals of the parties, and
  * the last of them (index {@code parties - 1}) can only be drawn after all of them are counted (rao: the FETCH_ADDs
- * are totally ordered). Only that last arrival releases the round, so nobody passes round {@code r} before all parties arrived in it.
+ * are totally ordered). Only that last arrival releases the round, so nobody passes round {@code r} before all
+ * parties arrived in it.
  *
  * <p><b>Broken rounds.</b> A waiter whose timeout passes tries {@code CAS(state: r -> BROKEN | r)}; the last arrival
  * tries {@code CAS(state: r -> r + 1)}. Both expect {@code r}, so exactly one succeeds and the round is either released
