@@ -17,7 +17,7 @@ import dev.remora.verbs.RemoteAddress;
  *   <caption>Verbs and cost per method (uncontended)</caption>
  *   <tr><th>method</th><th>verbs</th><th>round trips</th><th>synchronizes with</th></tr>
  *   <tr><td>{@link #get()}</td><td>one READ of the {@code 1 + ceil(maxLength/4)} data words; again after a torn
- *       snapshot, with back-off, at most {@value VersionedAccess#MAX_READ_ATTEMPTS} times</td><td>1</td><td>the
+ *       snapshot, with back-off, at most 64 times</td><td>1</td><td>the
  *       {@code set} whose tag every word carries</td></tr>
  *   <tr><td>{@link #set(byte[])}</td><td>CAS the control word from even {@code v} to {@code v+1} (take the write),
  *       one WRITE of the data words tagged {@code v+1}, CAS {@code v+1} to {@code v+2} (release)</td><td>3 when the
@@ -121,7 +121,7 @@ public final class MultiWriterVersionedRegister {
      * Reads the value: one READ, repeated while it returns words of more than one write.
      *
      * @return a copy of the value of the last write placed (the empty array initially)
-     * @throws RegisterContendedException after {@value VersionedAccess#MAX_READ_ATTEMPTS} torn snapshots
+     * @throws RegisterContendedException after 64 torn snapshots
      */
     public byte[] get() {
         return access.read("MultiWriterVersionedRegister.get");

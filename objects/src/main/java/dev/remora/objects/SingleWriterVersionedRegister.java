@@ -18,7 +18,7 @@ import dev.remora.verbs.RemoteAddress;
  *   <caption>Verbs and cost per method (uncontended)</caption>
  *   <tr><th>method</th><th>verbs</th><th>round trips</th><th>synchronizes with</th></tr>
  *   <tr><td>{@link #get()}</td><td>one READ of the {@code 1 + ceil(maxLength/4)} data words; again after a torn
- *       snapshot, with back-off, at most {@value VersionedAccess#MAX_READ_ATTEMPTS} times</td><td>1</td><td>the
+ *       snapshot, with back-off, at most 64 times</td><td>1</td><td>the
  *       {@code set} whose tag every word carries</td></tr>
  *   <tr><td>{@link #set(byte[])}</td><td>one WRITE of the data words, then one 8-byte READ of the header on the same
  *       queue pair (the flush); the handle's first {@code set} first READs the data words once to learn the last
@@ -30,7 +30,7 @@ import dev.remora.verbs.RemoteAddress;
  * which no order of the READ's words can fake (R18), and the single writer's WRITEs land in posting order on its one
  * queue pair (R6), so each word's tag only moves forward.
  *
- * <p>A {@code get} that finds {@value VersionedAccess#MAX_READ_ATTEMPTS} torn snapshots in a row (writes faster than
+ * <p>A {@code get} that finds 64 torn snapshots in a row (writes faster than
  * one READ, or a writer that failed in the middle of a WRITE and never wrote again) throws
  * {@link RegisterContendedException}; it had no effect. A {@code set} that throws an indeterminate
  * {@link dev.remora.verbs.RemoteAccessException} may have taken effect: record it as {@code info}.
@@ -85,7 +85,7 @@ public final class SingleWriterVersionedRegister {
      * Reads the value: one READ, repeated while it returns words of more than one write.
      *
      * @return a copy of the value of the last write placed (the empty array initially)
-     * @throws RegisterContendedException after {@value VersionedAccess#MAX_READ_ATTEMPTS} torn snapshots
+     * @throws RegisterContendedException after 64 torn snapshots
      */
     public byte[] get() {
         return access.read("SingleWriterVersionedRegister.get");

@@ -262,7 +262,7 @@ abstract class RegistersContract {
                         return;
                     }
                     int previous = 0;
-                    for (int i = 0; i < 100_000 && !done.get(); i++) {
+                    for (int i = 0; i < 100_000 && (!done.get() || i < 50); i++) {
                         int id;
                         try {
                             id = idOf(r.get());
@@ -304,7 +304,7 @@ abstract class RegistersContract {
                         return;
                     }
                     int[] previous = new int[writers + 1];
-                    for (int i = 0; i < 100_000 && writing.get() > 0; i++) {
+                    for (int i = 0; i < 100_000 && (writing.get() > 0 || i < 50); i++) {
                         int id;
                         try {
                             id = idOf(r.get());
@@ -333,14 +333,18 @@ abstract class RegistersContract {
         void run(int thread) throws Exception;
     }
 
-    /** Runs {@code n} threads and rethrows the first failure. */
+    /** Runs {@code n} threads, started together, and rethrows the first failure. */
     static void runAll(int n, Body body) throws Exception {
         List<Thread> threads = new ArrayList<>();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         for (int t = 0; t < n; t++) {
             int id = t;
             threads.add(new Thread(() -> {
                 try {
+                    if (!start.await(20, TimeUnit.SECONDS)) {
+                        throw new AssertionError("not started");
+                    }
                     body.run(id);
                 } catch (Throwable e) {
                     failures.add(e);
@@ -348,6 +352,7 @@ abstract class RegistersContract {
             }, "worker-" + t));
         }
         threads.forEach(Thread::start);
+        start.countDown();
         for (Thread t : threads) {
             t.join(50_000);
             assertFalse(t.isAlive(), t.getName() + " did not finish");
