@@ -11,6 +11,9 @@ import dev.remora.verbs.RemoteAddress;
  * {@value VersionedRegisterDescriptor#MAX_LENGTH_LIMIT}) in one node's memory, for any number of writers and readers
  * on any nodes. Layout and the argument for it: {@link VersionedRegisterDescriptor}.
  *
+ * <p>A handle registers a small local buffer (the size of the data words) on its endpoint's node, which
+ * {@link #close()} frees.
+ *
  * <p>An instance is a handle for one thread; create one per thread over the same address.
  *
  * <table>
@@ -46,7 +49,7 @@ import dev.remora.verbs.RemoteAddress;
  * {@link dev.remora.verbs.RemoteAccessException} may have taken effect and may have left the control word odd (the
  * next writer takes it over after the lease): record it as {@code info}.
  */
-public final class MultiWriterVersionedRegister {
+public final class MultiWriterVersionedRegister implements AutoCloseable {
     /** Default lease: how long a writer waits on one odd control value before it takes the write over. */
     public static final long LEASE_NS_DEFAULT = 100_000_000L;
     /** Attempts at the control word {@link #set} makes before it gives up. */
@@ -187,5 +190,11 @@ public final class MultiWriterVersionedRegister {
         lastControl = seen;
         throw new RegisterContendedException("MultiWriterVersionedRegister.set at " + access.base + ": the control "
             + "word stayed busy for " + MAX_WRITE_ATTEMPTS + " attempts", MAX_WRITE_ATTEMPTS);
+    }
+
+    /** Frees the handle's local buffer; the register itself stays. Idempotent. */
+    @Override
+    public void close() {
+        access.close();
     }
 }

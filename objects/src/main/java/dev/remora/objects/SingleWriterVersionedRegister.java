@@ -11,6 +11,9 @@ import dev.remora.verbs.RemoteAddress;
  * {@value VersionedRegisterDescriptor#MAX_LENGTH_LIMIT}) in one node's memory, for <em>one writer</em> and any number
  * of readers on any nodes. Layout and the argument for it: {@link VersionedRegisterDescriptor}.
  *
+ * <p>A handle registers a small local buffer (the size of the data words) on its endpoint's node, which
+ * {@link #close()} frees.
+ *
  * <p>An instance is a handle for one thread. At most one handle may call {@link #set} at a time, over the register's
  * whole life (hand the writer's role over only after its last {@code set} returned); any handle may {@link #get}.
  *
@@ -35,7 +38,7 @@ import dev.remora.verbs.RemoteAddress;
  * {@link RegisterContendedException}; it had no effect. A {@code set} that throws an indeterminate
  * {@link dev.remora.verbs.RemoteAccessException} may have taken effect: record it as {@code info}.
  */
-public final class SingleWriterVersionedRegister {
+public final class SingleWriterVersionedRegister implements AutoCloseable {
     private final VersionedAccess access;
     /** The tag of this handle's last write; {@code lastTagKnown} is false until it has read or written one. */
     private int lastTag;
@@ -115,5 +118,11 @@ public final class SingleWriterVersionedRegister {
         // The flush: a READ on the WRITE's queue pair executes only after the WRITE is placed (R7); completed is only
         // acknowledged (R11). The next set's WRITE lands after this one's on the same queue pair anyway (R6).
         access.endpoint.readLong(access.data);
+    }
+
+    /** Frees the handle's local buffer; the register itself stays. Idempotent. */
+    @Override
+    public void close() {
+        access.close();
     }
 }

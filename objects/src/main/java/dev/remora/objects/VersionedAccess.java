@@ -92,6 +92,13 @@ final class VersionedAccess {
         return value;
     }
 
+    /** Frees the local buffer. Idempotent. */
+    void close() {
+        if (buffer.isRegistered()) {
+            buffer.deregister();
+        }
+    }
+
     /** Bounded exponential back-off: spins and yields, never sleeps or reads a clock (the same on every fabric). */
     static void pause(int attempt) {
         int spins = 1 << Math.min(attempt, 10);
