@@ -261,11 +261,23 @@ public final class MpscRing {
             long p = endpoint.faa(ring.plus(MpscRingDescriptor.TAIL_OFFSET), 1);
             long reserved = endpoint.nanoTime();
             long budget = skipTimeoutNs / 2;
+            int spins = 16;
             while (p - cachedHead >= slots) {
                 if (endpoint.nanoTime() - reserved >= budget) {
                     return Offer.FULL;
                 }
                 cachedHead = endpoint.readLong(ring.plus(MpscRingDescriptor.HEAD_OFFSET));
+                if (p - cachedHead >= slots) {
+                    // Bounded exponential backoff (CPU spins, then yields; no clock, so the same on every fabric):
+                    // a tight loop of READs would crowd out the WRITEs of the producers the consumer waits for.
+                    for (int i = 0; i < spins; i++) {
+                        Thread.onSpinWait();
+                    }
+                    if (spins == 1024) {
+                        Thread.yield();
+                    }
+                    spins = Math.min(1024, spins * 2);
+                }
             }
             // Stage length and payload, then the commit word: CPU stores the later post's source reads see (R2).
             staging.putLong(0, message.length);

@@ -247,9 +247,11 @@ public final class SpscRing {
         }
 
         /**
-         * Publishes the messages in order, all or none, with one doorbell and one round trip.
+         * Publishes the messages in order, all or none, with one doorbell and one round trip. A batch's records
+         * (8 bytes of length plus the payload padded to 8, each) total at most half the capacity: then the batch
+         * crosses at most one lap boundary, its pad is shorter than its record, and it fits into an empty ring.
          *
-         * @param messages payloads, each 0 to {@link #maxPayload()} bytes
+         * @param messages payloads, each 0 to {@link #maxPayload()} bytes, records totalling at most capacity / 2
          * @return {@link Offer#OK}, or {@link Offer#FULL} if they do not fit even after refreshing the head
          * @throws RemoteAccessException if the WRITEs failed: the outcome is unknown and the producer is broken
          * @throws IllegalStateException if the producer is broken
@@ -259,11 +261,17 @@ public final class SpscRing {
                 throw new IllegalStateException("the producer is broken: an earlier offer had an unknown outcome");
             }
             long p = tail;
+            long recordBytes = 0;
             for (byte[] m : messages) {
                 if (m.length > maxPayload) {
                     throw new IllegalArgumentException("message of " + m.length + " bytes, at most " + maxPayload);
                 }
                 int rec = SpscRingDescriptor.recordLength(m.length);
+                recordBytes += rec;
+                if (recordBytes > capacity / 2) {
+                    throw new IllegalArgumentException("a batch of more than " + capacity / 2
+                        + " bytes of records might never fit: split it");
+                }
                 long off = p % capacity;
                 if (capacity - off < rec) {
                     p += capacity - off; // a pad to the end of the lap
