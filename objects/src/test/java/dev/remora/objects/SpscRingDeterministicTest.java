@@ -1,0 +1,143 @@
+package dev.remora.objects;
+
+import dev.remora.check.Checker;
+import dev.remora.check.History;
+import dev.remora.check.HistoryRecorder;
+import dev.remora.check.Verdict;
+import dev.remora.check.model.QueueModel;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.det.DetContext;
+import dev.remora.verbs.det.DetFabric;
+import dev.remora.verbs.det.DetRuns;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The SPSC ring on the deterministic fabric under the weak model (torn multi-word WRITEs, no order across queue
+ * pairs, late placement): many seeds, histories checked against the FIFO queue model, and the unsafe variant (tail on
+ * another queue pair, R10) caught. Seeds: a tenth of {@code remora.test.seeds} (100 by default, 500 with -Pthorough).
+ */
+class SpscRingDeterministicTest {
+    static final int SEEDS = Math.max(50, Integer.getInteger("remora.test.seeds", 1000) / 10);
+    private static final int MESSAGES = 8;
+    private static final int CAPACITY = 64;
+    /** Polls before the consumer gives up; a correct run needs far fewer (the ring is drained in a few hundred). */
+    private static final int MAX_POLLS = 5_000;
+
+    private record Run(DetFabric.Result result, List<String> sent, List<String> received, History history) {
+    }
+
+    static String text(byte[] m) {
+        return m.length + ":" + HexFormat.of().formatHex(m);
+    }
+
+    private static Run run(long seed, boolean unsafe) {
+        DetFabric f = DetFabric.open(new DetContext().seed(seed));
+        Node cn = f.addNode("consumer");
+        Node pn = f.addNode("producer");
+        SpscRing.Consumer consumer = SpscRing.Consumer.create(cn, CAPACITY);
+        HistoryRecorder history = HistoryRecorder.builder().clock(f::nanoTime).name("spsc-det").build();
+        SplittableRandom random = new SplittableRandom(seed);
+        List<byte[]> messages = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            byte[] m = new byte[random.nextInt(consumer.maxPayload() + 1)];
+            for (int j = 0; j < m.length; j++) {
+                m[j] = (byte) (i * 16 + j + 1);
+            }
+            messages.add(m);
+        }
+        List<String> sent = new ArrayList<>();
+        List<String> received = new ArrayList<>();
+        HistoryRecorder.Client[] producerClients = {history.client(), history.client()};
+        f.spawn(pn, "producer", () -> {
+            try (Endpoint ep = Endpoint.open(pn); Endpoint tailEp = Endpoint.open(pn)) {
+                SpscRing.Producer p = unsafe
+                    ? SpscRing.Producer.attachUnsafeSplitQueuePairs(ep, tailEp, consumer.address())
+                    : SpscRing.Producer.attach(ep, consumer.address());
+                int i = 0;
+                for (int attempt = 0; i < MESSAGES; attempt++) {
+                    assertTrue(attempt < 10_000, "the producer made no progress");
+                    // one or two messages per offer, their records within half the capacity
+                    List<byte[]> batch = new ArrayList<>(List.of(messages.get(i)));
+                    if (i + 1 < MESSAGES && random.nextBoolean() && SpscRingDescriptor.recordLength(messages.get(i)
+                        .length) + SpscRingDescriptor.recordLength(messages.get(i + 1).length) <= CAPACITY / 2) {
+                        batch.add(messages.get(i + 1));
+                    }
+                    List<HistoryRecorder.Invocation> inv = new ArrayList<>();
+                    for (int k = 0; k < batch.size(); k++) {
+                        inv.add(producerClients[k].invoke("enqueue", null, text(batch.get(k))));
+                    }
+                    SpscRing.Offer o = p.offer(batch);
+                    for (int k = 0; k < batch.size(); k++) {
+                        if (o == SpscRing.Offer.OK) {
+                            inv.get(k).ok(text(batch.get(k)));
+                            sent.add(text(batch.get(k)));
+                        } else {
+                            inv.get(k).fail(); // FULL: nothing was posted
+                        }
+                    }
+                    if (o == SpscRing.Offer.OK) {
+                        i += batch.size();
+                    }
+                }
+            }
+        });
+        HistoryRecorder.Client consumerClient = history.client();
+        f.spawn(cn, "consumer", () -> {
+            int polls = 0;
+            for (int n = 0; n < MESSAGES; n++) {
+                HistoryRecorder.Invocation inv = consumerClient.invoke("dequeue", null, null);
+                byte[] m;
+                while ((m = consumer.poll()) == null) {
+                    assertTrue(++polls < MAX_POLLS, "the consumer waited too long");
+                }
+                inv.ok(text(m));
+                received.add(text(m));
+            }
+        });
+        DetFabric.Result r = f.run();
+        return new Run(r, sent, received, history.history());
+    }
+
+    private static Verdict check(History h) {
+        return Checker.check(h, new QueueModel()).verdict();
+    }
+
+    @Test
+    void shouldDeliverEveryMessageInOrderUntornForEverySeed() {
+        DetRuns.forEachSeed(1, SEEDS, seed -> {
+            Run run = run(seed, false);
+            assertTrue(run.result().finished() && run.result().failures().isEmpty(), run.result().describe());
+            assertEquals(run.sent(), run.received(), run.result().describe());
+            assertEquals(Verdict.LINEARIZABLE, check(run.history()), run.result().describe());
+        });
+    }
+
+    /** The control: the tail WRITE on a second queue pair may land before the records (R10); some seed shows it. */
+    @Test
+    void shouldCatchTheTailWrittenOnAnotherQueuePair() {
+        int caught = 0;
+        int refutedByChecker = 0;
+        for (long seed = 1; seed <= SEEDS && (caught == 0 || refutedByChecker == 0); seed++) {
+            Run run = run(seed, true);
+            boolean broken = !run.result().finished() || !run.result().failures().isEmpty()
+                || !run.sent().equals(run.received());
+            if (run.result().finished() && run.result().failures().isEmpty()
+                && check(run.history()) == Verdict.NOT_LINEARIZABLE) {
+                refutedByChecker++;
+                broken = true;
+            }
+            caught += broken ? 1 : 0;
+        }
+        assertTrue(caught > 0, "no seed showed the consumer a tail before its records");
+        assertTrue(refutedByChecker > 0, "the queue model refuted no history of the unsafe variant");
+    }
+}
