@@ -201,46 +201,17 @@ public final class DemoClientCommand implements Callable<Integer> {
     }
 
     private void lockWorkload(PrintStream out, Node me, RemoteAddress lock, RemoteAddress data) throws Exception {
-        List<Thread> running = new ArrayList<>();
-        Throwable[] failure = new Throwable[1];
+        Throwable failure;
         long start = System.nanoTime();
         // System.nanoTime is the host's monotonic clock in every JVM of the host, so the parent can merge the clients'
         // files by time; an exception from the fabric leaves the operation's outcome unknown (info).
         try (HistoryRecorder recorder = HistoryRecorder.builder().name("client-" + id).writeTo(record)
             .unknownOutcomeOn(RemoteAccessException.class, VerbsTimeoutException.class).build()) {
-            for (int t = 0; t < lockThreads; t++) {
-                Thread thread = new Thread(() -> {
-                    try (Endpoint ep = Endpoint.open(me)) {
-                        TicketLock l = TicketLock.attach(ep, lock);
-                        for (int i = 0; i < acquisitions; i++) {
-                            recorder.run("acquire", null, null, l::lock);
-                            long v = ep.readLong(data);
-                            // The data WRITE and the release's WRITE of serving go to the home on one queue pair, so
-                            // they land in this order (R6).
-                            ep.writeLong(data, v + 1);
-                            recorder.run("release", null, null, l::unlock);
-                        }
-                        // A READ on the queue pair of this thread's WRITEs to the home completes only after they are
-                        // placed (R7, R11), so the parent's READ of the word after this process exits sees them.
-                        ep.readLong(data);
-                    } catch (Throwable e) {
-                        synchronized (failure) {
-                            failure[0] = e;
-                        }
-                    }
-                }, "demo-lock-" + t);
-                running.add(thread);
-                thread.start();
-            }
-            for (Thread thread : running) {
-                thread.join();
-            }
+            failure = LockWorkload.run(lockThreads, t -> me, lock, data, acquisitions, recorder, true);
         }
         long elapsedNs = System.nanoTime() - start;
-        synchronized (failure) {
-            if (failure[0] != null) {
-                throw new IllegalStateException("a lock thread failed: " + failure[0], failure[0]);
-            }
+        if (failure != null) {
+            throw new IllegalStateException("a lock thread failed: " + failure, failure);
         }
         out.println("LOCK acquisitions=" + (long) acquisitions * lockThreads + " elapsedNs=" + elapsedNs);
         out.flush();

@@ -205,33 +205,12 @@ public final class DemoCommand implements Callable<Integer> {
         int lockThreads = Math.min(threads, 4);
         int perThread = LOCK_ACQUISITIONS / lockThreads;
         HistoryRecorder recorder = HistoryRecorder.builder().name("demo-lock").build();
-        List<Thread> running = new ArrayList<>();
-        Throwable[] failure = new Throwable[1];
         long start = System.nanoTime();
-        for (int t = 0; t < lockThreads; t++) {
-            Node node = clients[t % 2];
-            Thread thread = new Thread(() -> {
-                try (Endpoint ep = Endpoint.open(node)) {
-                    TicketLock l = TicketLock.attach(ep, lock);
-                    for (int i = 0; i < perThread; i++) {
-                        recorder.run("acquire", null, null, l::lock);
-                        long v = ep.readLong(data.remote(0));
-                        ep.writeLong(data.remote(0), v + 1);
-                        recorder.run("release", null, null, l::unlock);
-                    }
-                } catch (Throwable e) {
-                    failure[0] = e;
-                }
-            }, "demo-lock-" + t);
-            running.add(thread);
-            thread.start();
-        }
-        for (Thread thread : running) {
-            thread.join();
-        }
+        Throwable failure = LockWorkload.run(lockThreads, t -> clients[t % 2], lock, data.remote(0), perThread,
+            recorder, false);
         long elapsedNs = System.nanoTime() - start;
-        if (failure[0] != null) {
-            out.println("a lock thread failed: " + failure[0]);
+        if (failure != null) {
+            out.println("a lock thread failed: " + failure);
             return false;
         }
         long checkStart = System.nanoTime();
