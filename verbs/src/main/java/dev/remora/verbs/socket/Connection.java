@@ -202,7 +202,10 @@ final class Connection {
             if (n == 0) {
                 return false;
             }
-            process();
+            process(true);
+            if (in.position() > 0) {
+                fabric.loop().execute(this::resume); // a peer's request was left for the service thread
+            }
             return true;
         }
     }
@@ -252,6 +255,12 @@ final class Connection {
         });
     }
 
+    private synchronized void resume() {
+        if (state == State.ACTIVE && !silenced) {
+            process();
+        }
+    }
+
     /** The node crashed: stop answering, so peers time out (R20). */
     synchronized void silence() {
         silenced = true;
@@ -263,6 +272,16 @@ final class Connection {
 
     /** Parses and acts on every complete frame, as far as the responder is not blocked. */
     private void process() {
+        process(false);
+    }
+
+    /**
+     * Parses and acts on complete frames.
+     *
+     * @param responsesOnly stop at the first request: a polling application thread completes its own requests but
+     *     never executes a peer's (the service thread does: user code never does the target's work)
+     */
+    private void process(boolean responsesOnly) {
         in.flip();
         try {
             while (state != State.CLOSED) {
@@ -283,7 +302,7 @@ final class Connection {
                         + Wire.VERSION);
                 }
                 byte type = in.get(start + 5);
-                if ((type == Wire.REQUEST || type == Wire.LOOKUP) && responderBlocked()) {
+                if ((type == Wire.REQUEST || type == Wire.LOOKUP) && (responsesOnly || responderBlocked())) {
                     break; // its answer needs room in the output; responses never wait, so two full ends drain
                 }
                 ByteBuffer body = in.slice(start + 6, len - 2);
