@@ -134,10 +134,6 @@ final class Connection {
         return closeReason;
     }
 
-    String peerAddress() {
-        return peerAddress;
-    }
-
     synchronized void bindQueuePair(SocketQueuePair q) {
         qp = q;
     }
@@ -826,11 +822,6 @@ final class Connection {
         close("malformed frame: " + reason);
     }
 
-    /** The queue pair went to ERROR: its connection goes, without the queue pair being told again. */
-    void closeAfterError(String reason) {
-        close(reason);
-    }
-
     synchronized void close(String reason) {
         if (state == State.CLOSED) {
             return;
@@ -854,7 +845,7 @@ final class Connection {
         lookups.clear();
         if (qp != null && qp.connection() == this) {
             // Only the queue pair's own connection: a dial that failed is not (the queue pair is then unreachable).
-            qp.connectionLost(reason);
+            qp.connectionLost();
             if (qp.isPassive()) {
                 node.forget(qp); // made for this connection only
             }

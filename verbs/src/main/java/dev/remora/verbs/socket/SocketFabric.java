@@ -344,7 +344,7 @@ public final class SocketFabric implements Fabric {
                 + " to queue pair " + bindQpn + " of " + target.name() + ": " + failure);
         }
         Connection.LOG.log(java.util.logging.Level.FINE, "queue pair {0} of {1} cannot reach {2}: {3}", new Object[] {qp.qpNumber(), from.name(), address, failure});
-        qp.bindUnreachable(Connection.dead(this, from, address, failure), target.id(), failure);
+        qp.bindUnreachable(Connection.dead(this, from, address, failure), target.id());
     }
 
     void remember(Connection c) {

@@ -81,10 +81,6 @@ final class SocketNode implements Node {
         return regions;
     }
 
-    ServerSocketChannel listener() {
-        return listener;
-    }
-
     @Override
     public MemoryRegion allocate(long lengthBytes, int access) {
         return registerBuffer(OffHeapRegion.allocateBuffer(lengthBytes), access);

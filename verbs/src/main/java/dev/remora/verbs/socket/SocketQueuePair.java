@@ -47,7 +47,6 @@ final class SocketQueuePair implements QueuePair {
     private volatile int remoteNodeId = -1;
     /** The link is gone with nothing outstanding: the next request completes RETRY_EXC_ERR (R20). */
     private boolean broken;
-    private String brokenReason;
 
     private final ArrayDeque<SocketWqe> outstanding = new ArrayDeque<>();
     private final ArrayDeque<SocketWqe> unsent = new ArrayDeque<>();
@@ -137,12 +136,11 @@ final class SocketQueuePair implements QueuePair {
     }
 
     /** Connects the queue pair to a peer it could not reach: it is RTS, and its first request fails (R20). */
-    void bindUnreachable(Connection deadConnection, int peerNodeId, String reason) {
+    void bindUnreachable(Connection deadConnection, int peerNodeId) {
         synchronized (deadConnection) {
             conn = deadConnection;
             remoteNodeId = peerNodeId;
             broken = true;
-            brokenReason = reason;
             state = QpState.RTS;
         }
     }
@@ -456,13 +454,12 @@ final class SocketQueuePair implements QueuePair {
     }
 
     /** The connection is gone (the peer crashed or closed it, or a frame was malformed). */
-    void connectionLost(String reason) {
+    void connectionLost() {
         if (state != QpState.RTS) {
             return;
         }
         if (outstanding.isEmpty()) {
             broken = true;
-            brokenReason = reason;
         } else {
             fail(WcStatus.RETRY_EXC_ERR);
         }
@@ -496,7 +493,7 @@ final class SocketQueuePair implements QueuePair {
         flushReceiveQueue();
         Connection c = conn;
         if (c != null && closeConnection) {
-            c.closeAfterError("queue pair " + qpn + " went to ERROR (" + status + ")");
+            c.close("queue pair " + qpn + " went to ERROR (" + status + ")");
         }
     }
 
@@ -669,9 +666,6 @@ final class SocketQueuePair implements QueuePair {
         node.forget(this);
     }
 
-    String brokenReason() {
-        return brokenReason;
-    }
 
     @Override
     public String toString() {
