@@ -32,16 +32,11 @@ public final class JsonReport {
      * @return a single-line JSON object
      */
     public static String render(FileReport r) {
-        return JSON.valueToTree(toMap(r)).toString();
+        return toMap(r).toString();
     }
 
-    /**
-     * Builds the JSON tree of a report.
-     *
-     * @param r the report
-     * @return the tree
-     */
-    public static ObjectNode toMap(FileReport r) {
+    /** Builds the JSON tree of a report (Jackson's types stay out of the public API). */
+    static ObjectNode toMap(FileReport r) {
         ObjectNode o = JSON.createObjectNode();
         o.put("file", r.file());
         o.put("model", r.model().name());
