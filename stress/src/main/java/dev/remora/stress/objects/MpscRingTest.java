@@ -13,15 +13,15 @@ import org.openjdk.jcstress.infra.results.JJJ_Result;
 /**
  * {@link MpscRing} in the home node's memory (4 slots of 16 bytes): client 1 offers message 1 while client 2 offers
  * message 2 (every byte the message's number) and then, as the home CPU, polls at most {@value #POLLS} times for both
- * (two actors, not three: jcstress schedules at most one actor per CPU, and CI has two; the second producer is also
- * the consumer); the arbiter then takes what is left. Each producer reserves a distinct position with one FETCH_ADD (rao, R14), then
- * WRITEs its message and the slot's commit word on its one queue pair, so the commit lands after the message (R6);
- * the consumer takes a slot only once its commit names the slot's position, and stops at the first uncommitted one.
- * So each message is taken at most once and whole, in either order (the order of the reservations), and none is
- * lost. The model allows the consumer to miss even client 2's own message, whose WRITEs completed (a completion is
- * only an acknowledgement, R11), so every split between the poll loop and the arbiter is allowed; the fast fabric
- * places a WRITE before it completes, so the arbiter finds every message. The skip timeout is 60 s, so no slot is skipped. The ring is reused by every state of its slot (see
- * {@link ObjectFabric}).
+ * (two actors, not three: jcstress schedules at most one actor per CPU, and CI has two; the second producer is also the
+ * consumer); the arbiter then takes what is left. Each producer reserves a distinct position with one FETCH_ADD (rao,
+ * R14), then WRITEs its message and the slot's commit word on its one queue pair, so the commit lands after the message
+ * (R6); the consumer takes a slot only once its commit names the slot's position, and stops at the first uncommitted
+ * one. So each message is taken at most once and whole, in either order (the order of the reservations), and none is
+ * lost. The model allows the consumer to miss even client 2's own message, whose WRITEs completed (a completion is only
+ * an acknowledgement, R11), so every split between the poll loop and the arbiter is allowed; the fast fabric places a
+ * WRITE before it completes, so the arbiter finds every message. The skip timeout is 60 s, so no slot is skipped. The
+ * ring is reused by every state of its slot (see {@link ObjectFabric}).
  *
  * <p>Result: {@code r1} = the messages the consumer polled, in order, as digits ({@code 21} = 2 then 1; 9 = a
  * malformed or mixed message), {@code r2} = the messages the arbiter took after all actors, {@code r3} = the offers
@@ -96,6 +96,7 @@ public class MpscRingTest {
      */
     @Arbiter
     public void arbiter(JJJ_Result r) {
+        // The offers completed, and the fast fabric places a WRITE before it completes (hardware only acks it, R11).
         r.r2 = take(channel.consumer, 3, 3);
         r.r3 = offered1 + offered2;
     }

@@ -61,7 +61,7 @@ public class RemoteBarrierTest {
      */
     @Actor
     public void party1(IIII_Result r) {
-        arrived1 = 1;
+        arrived1 = 1; // before the arrival FETCH_ADD: a volatile RMW on the fast fabric, so the passer sees it
         RemoteBarrier.Result result = RemoteBarrier.attach(ObjectFabric.client(1), base, 2).await(TIMEOUT_NS);
         r.r1 = ending(result, arrived2);
         r.r3 = result.arrivalIndex();
@@ -74,7 +74,7 @@ public class RemoteBarrierTest {
      */
     @Actor
     public void party2(IIII_Result r) {
-        arrived2 = 1;
+        arrived2 = 1; // before the arrival FETCH_ADD: a volatile RMW on the fast fabric, so the passer sees it
         RemoteBarrier.Result result = RemoteBarrier.attach(ObjectFabric.client(2), base, 2).await(TIMEOUT_NS);
         r.r2 = ending(result, arrived1);
         r.r4 = result.arrivalIndex();

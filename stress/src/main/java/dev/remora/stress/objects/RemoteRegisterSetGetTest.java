@@ -69,6 +69,7 @@ public class RemoteRegisterSetGetTest {
      */
     @Arbiter
     public void home(JJJ_Result r) {
+        // set(2) returned after its flush READ, which executed after its WRITE was placed (R7).
         r.r3 = ObjectFabric.homeLoad(slot, 0);
     }
 }

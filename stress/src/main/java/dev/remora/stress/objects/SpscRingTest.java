@@ -11,14 +11,14 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJJ_Result;
 
 /**
- * {@link SpscRing} in the home node's memory (128 bytes of records): client 1 offers message 1 then message 2 (16
- * bytes each, every byte the message's number, so two words of payload after the length word), while the home CPU
- * polls at most {@value #POLLS} times for them, and the arbiter then takes what is left. Each offer WRITEs the records
- * and then the tail on one queue pair, so the tail lands after every word of the records it covers (R6); the consumer
- * loads the tail, then the records (R1, R5). So the consumer sees the messages in order, each once, and each whole;
- * none is lost. (The arbiter runs after the offers completed and finds every message because the fast fabric places
- * a WRITE before completing it; on hardware a completion is only an acknowledgement, R11.) The ring is reused by every state of its slot (see {@link ObjectFabric}); its records wrap around the
- * 128 bytes, with a pad at the end of a lap now and then.
+ * {@link SpscRing} in the home node's memory (128 bytes of records): client 1 offers message 1 then message 2 (16 bytes
+ * each, every byte the message's number, so two words of payload after the length word), while the home CPU polls at
+ * most {@value #POLLS} times for them, and the arbiter then takes what is left. Each offer WRITEs the records and then
+ * the tail on one queue pair, so the tail lands after every word of the records it covers (R6); the consumer loads the
+ * tail, then the records (R1, R5). So the consumer sees the messages in order, each once, and each whole; none is lost.
+ * (The arbiter runs after the offers completed and finds every message because the fast fabric places a WRITE before
+ * completing it; on hardware a completion is only an acknowledgement, R11.) The ring is reused by every state of its
+ * slot (see {@link ObjectFabric}); its records wrap around the 128 bytes, with a pad at the end of a lap now and then.
  *
  * <p>Result: {@code r1} = the messages the consumer polled, in order, as digits ({@code 12} = 1 then 2; 9 = a
  * malformed or mixed message), {@code r2} = the messages the arbiter took after both actors, {@code r3} = the offers
@@ -93,6 +93,7 @@ public class SpscRingTest {
      */
     @Arbiter
     public void arbiter(JJJ_Result r) {
+        // The offers completed, and the fast fabric places a WRITE before it completes (hardware only acks it, R11).
         r.r2 = take(channel.consumer, 3, 3);
         r.r3 = offered;
     }

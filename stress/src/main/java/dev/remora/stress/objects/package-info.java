@@ -3,7 +3,8 @@
  * per object race, every outcome with its reason and every forbidden one naming the rule of docs/memory-model.md or
  * the object's contract it would break:
  * <ul>
- *   <li>{@link dev.remora.stress.objects.RemoteRegisterSetGetTest}: set vs get, an old or a new value, never a third;</li>
+ *   <li>{@link dev.remora.stress.objects.RemoteRegisterSetGetTest}: set vs get, an old or a new value, never a
+ *       third;</li>
  *   <li>{@link dev.remora.stress.objects.CasRegisterRaceTest}: of two compareAndSet exactly one wins, two getAndSet
  *       see distinct previous values;</li>
  *   <li>{@link dev.remora.stress.objects.SingleWriterVersionedRegisterTest} and
