@@ -35,7 +35,10 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>An endpoint is not thread-safe: {@link #endpoint(String)} opens a new one on each call, for one thread to use
- * (it may be opened on one thread and handed to another). Nodes and factories may be used from any thread.
+ * (it may be opened on one thread and handed to another). Nodes and factories may be used from any thread. On the
+ * deterministic fabric the verbs run in the threads {@link DetFabric#spawn} starts: open endpoints inside their
+ * bodies with {@link Endpoint#open(Node)}, as the deterministic tests do, and {@link DetFabric#run()} them through
+ * {@link #det()}.
  */
 public final class Cluster implements AutoCloseable {
     /** Which fabric a cluster runs on. */
