@@ -1,5 +1,7 @@
 package dev.remora.objects;
 
+import dev.remora.testkit.Cluster;
+import dev.remora.testkit.Parallel;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -76,60 +79,55 @@ abstract class RegistersContract {
 
     @Test
     void shouldReadAndWriteRemoteRegisterAtTwoAndOneRoundTrips() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            RemoteAddress word = RemoteRegister.create(home);
-            try (Endpoint ep = Endpoint.open(client); Endpoint other = Endpoint.open(fabric.addNode("other"))) {
-                RemoteRegister r = RemoteRegister.attach(ep, word);
-                assertEquals(0, r.get());
-                VerbsStatistics before = ep.statistics();
-                r.set(42);
-                VerbsStatistics set = ep.statistics().minus(before);
-                assertEquals(2, set.roundTrips());
-                assertEquals(1, set.writes());
-                assertEquals(1, set.reads());
-                assertEquals(42, RemoteRegister.attach(other, word).get(), "visible to another node once set returned");
-                before = ep.statistics();
-                assertEquals(42, r.get());
-                assertEquals(1, ep.statistics().minus(before).roundTrips());
-                assertThrows(IllegalArgumentException.class, () -> RemoteRegister.attach(ep, word.plus(4)));
-            }
+        try (Cluster c = cluster("client", "other")) {
+            RemoteAddress word = RemoteRegister.create(c.node("home"));
+            Endpoint ep = c.endpoint("client");
+            Endpoint other = c.endpoint("other");
+            RemoteRegister r = RemoteRegister.attach(ep, word);
+            assertEquals(0, r.get());
+            VerbsStatistics before = ep.statistics();
+            r.set(42);
+            VerbsStatistics set = ep.statistics().minus(before);
+            assertEquals(2, set.roundTrips());
+            assertEquals(1, set.writes());
+            assertEquals(1, set.reads());
+            assertEquals(42, RemoteRegister.attach(other, word).get(), "visible to another node once set returned");
+            before = ep.statistics();
+            assertEquals(42, r.get());
+            assertEquals(1, ep.statistics().minus(before).roundTrips());
+            assertThrows(IllegalArgumentException.class, () -> RemoteRegister.attach(ep, word.plus(4)));
         }
     }
 
     @Test
     void shouldCompareAndSetInOneRoundTrip() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            RemoteAddress word = CasRegister.create(home);
-            try (Endpoint ep = Endpoint.open(fabric.addNode("client"));
-                 Endpoint other = Endpoint.open(fabric.addNode("other"))) {
-                CasRegister r = CasRegister.attach(ep, word);
-                VerbsStatistics before = ep.statistics();
-                assertTrue(r.compareAndSet(0, 5));
-                assertFalse(r.compareAndSet(0, 6));
-                assertEquals(2, ep.statistics().minus(before).roundTrips());
-                assertEquals(2, ep.statistics().minus(before).compareAndSwaps());
-                assertEquals(5, r.get());
-                before = ep.statistics();
-                assertEquals(5, r.getAndSet(7), "the handle saw 5 last: one CAS");
-                assertEquals(1, ep.statistics().minus(before).roundTrips());
-                assertTrue(CasRegister.attach(other, word).compareAndSet(7, 8));
-                before = ep.statistics();
-                assertEquals(8, r.getAndSet(9), "the guess 7 is stale: a second CAS");
-                assertEquals(2, ep.statistics().minus(before).roundTrips());
-                assertEquals(9, CasRegister.attach(other, word).get());
-            }
+        try (Cluster c = cluster("client", "other")) {
+            RemoteAddress word = CasRegister.create(c.node("home"));
+            Endpoint ep = c.endpoint("client");
+            Endpoint other = c.endpoint("other");
+            CasRegister r = CasRegister.attach(ep, word);
+            VerbsStatistics before = ep.statistics();
+            assertTrue(r.compareAndSet(0, 5));
+            assertFalse(r.compareAndSet(0, 6));
+            assertEquals(2, ep.statistics().minus(before).roundTrips());
+            assertEquals(2, ep.statistics().minus(before).compareAndSwaps());
+            assertEquals(5, r.get());
+            before = ep.statistics();
+            assertEquals(5, r.getAndSet(7), "the handle saw 5 last: one CAS");
+            assertEquals(1, ep.statistics().minus(before).roundTrips());
+            assertTrue(CasRegister.attach(other, word).compareAndSet(7, 8));
+            before = ep.statistics();
+            assertEquals(8, r.getAndSet(9), "the guess 7 is stale: a second CAS");
+            assertEquals(2, ep.statistics().minus(before).roundTrips());
+            assertEquals(9, CasRegister.attach(other, word).get());
         }
     }
 
     @Test
     void shouldChainGetAndSetFromManyThreadsOnTwoNodes() throws Exception {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            Node[] clients = {fabric.addNode("c1"), fabric.addNode("c2")};
-            RemoteAddress word = CasRegister.create(home);
+        try (Cluster c = cluster("c1", "c2")) {
+            Node[] clients = {c.node("c1"), c.node("c2")};
+            RemoteAddress word = CasRegister.create(c.node("home"));
             int threads = 4;
             int each = writesPerWriter();
             ConcurrentLinkedQueue<Long> returned = new ConcurrentLinkedQueue<>();
@@ -159,95 +157,89 @@ abstract class RegistersContract {
 
     @Test
     void shouldCostOneReadAndTwoRoundTripsPerSingleWriterSet() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
+        try (Cluster c = cluster("client", "other")) {
+            Node home = c.node("home");
             RemoteAddress base = SingleWriterVersionedRegister.create(home, 256);
-            try (Endpoint ep = Endpoint.open(fabric.addNode("client"));
-                 Endpoint other = Endpoint.open(fabric.addNode("other"))) {
-                SingleWriterVersionedRegister r = SingleWriterVersionedRegister.attach(ep, base, 256);
-                assertArrayEquals(new byte[0], r.get(), "a new register holds the empty value");
-                VerbsStatistics before = ep.statistics();
-                r.set(value(1, 1));
-                assertEquals(3, ep.statistics().minus(before).roundTrips(), "the first set reads the last tag");
-                for (int s = 2; s <= 4; s++) {
-                    before = ep.statistics();
-                    r.set(value(1, s));
-                    VerbsStatistics used = ep.statistics().minus(before);
-                    assertEquals(2, used.roundTrips());
-                    assertEquals(1, used.writes());
-                    assertEquals(1, used.reads());
-                    assertArrayEquals(value(1, s), SingleWriterVersionedRegister.attach(other, base, 256).get());
-                }
+            Endpoint ep = c.endpoint("client");
+            Endpoint other = c.endpoint("other");
+            SingleWriterVersionedRegister r = SingleWriterVersionedRegister.attach(ep, base, 256);
+            assertArrayEquals(new byte[0], r.get(), "a new register holds the empty value");
+            VerbsStatistics before = ep.statistics();
+            r.set(value(1, 1));
+            assertEquals(3, ep.statistics().minus(before).roundTrips(), "the first set reads the last tag");
+            for (int s = 2; s <= 4; s++) {
                 before = ep.statistics();
-                assertArrayEquals(value(1, 4), r.get());
-                assertEquals(1, ep.statistics().minus(before).roundTrips());
-                byte[] full = new byte[256];
-                Arrays.fill(full, (byte) 0xA5);
-                r.set(full);
-                assertArrayEquals(full, r.get());
-                // A new writer handle continues after the last tag.
-                SingleWriterVersionedRegister next = SingleWriterVersionedRegister.attach(other, base, 256);
-                next.set(value(2, 1));
-                assertArrayEquals(value(2, 1), r.get());
-                assertThrows(IllegalArgumentException.class, () -> r.set(new byte[257]));
-                assertThrows(IllegalArgumentException.class, () -> SingleWriterVersionedRegister.create(home, -1));
+                r.set(value(1, s));
+                VerbsStatistics used = ep.statistics().minus(before);
+                assertEquals(2, used.roundTrips());
+                assertEquals(1, used.writes());
+                assertEquals(1, used.reads());
+                assertArrayEquals(value(1, s), SingleWriterVersionedRegister.attach(other, base, 256).get());
             }
+            before = ep.statistics();
+            assertArrayEquals(value(1, 4), r.get());
+            assertEquals(1, ep.statistics().minus(before).roundTrips());
+            byte[] full = new byte[256];
+            Arrays.fill(full, (byte) 0xA5);
+            r.set(full);
+            assertArrayEquals(full, r.get());
+            // A new writer handle continues after the last tag.
+            SingleWriterVersionedRegister next = SingleWriterVersionedRegister.attach(other, base, 256);
+            next.set(value(2, 1));
+            assertArrayEquals(value(2, 1), r.get());
+            assertThrows(IllegalArgumentException.class, () -> r.set(new byte[257]));
+            assertThrows(IllegalArgumentException.class, () -> SingleWriterVersionedRegister.create(home, -1));
         }
     }
 
     @Test
     void shouldCostThreeRoundTripsPerMultiWriterSet() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            RemoteAddress base = MultiWriterVersionedRegister.create(home, 64);
-            try (Endpoint ep = Endpoint.open(fabric.addNode("client"));
-                 Endpoint other = Endpoint.open(fabric.addNode("other"))) {
-                MultiWriterVersionedRegister r = MultiWriterVersionedRegister.attach(ep, base, 64);
-                MultiWriterVersionedRegister o = MultiWriterVersionedRegister.attach(other, base, 64);
-                assertArrayEquals(new byte[0], r.get());
-                for (int s = 1; s <= 3; s++) {
-                    VerbsStatistics before = ep.statistics();
-                    r.set(value(1, s));
-                    VerbsStatistics used = ep.statistics().minus(before);
-                    assertEquals(3, used.roundTrips());
-                    assertEquals(2, used.compareAndSwaps());
-                    assertEquals(1, used.writes());
-                    assertArrayEquals(value(1, s), o.get());
-                }
-                VerbsStatistics before = other.statistics();
-                o.set(value(2, 1));
-                assertEquals(4, other.statistics().minus(before).roundTrips(), "a stale guess costs one more CAS");
-                assertArrayEquals(value(2, 1), r.get());
+        try (Cluster c = cluster("client", "other")) {
+            RemoteAddress base = MultiWriterVersionedRegister.create(c.node("home"), 64);
+            Endpoint ep = c.endpoint("client");
+            Endpoint other = c.endpoint("other");
+            MultiWriterVersionedRegister r = MultiWriterVersionedRegister.attach(ep, base, 64);
+            MultiWriterVersionedRegister o = MultiWriterVersionedRegister.attach(other, base, 64);
+            assertArrayEquals(new byte[0], r.get());
+            for (int s = 1; s <= 3; s++) {
+                VerbsStatistics before = ep.statistics();
+                r.set(value(1, s));
+                VerbsStatistics used = ep.statistics().minus(before);
+                assertEquals(3, used.roundTrips());
+                assertEquals(2, used.compareAndSwaps());
+                assertEquals(1, used.writes());
+                assertArrayEquals(value(1, s), o.get());
             }
+            VerbsStatistics before = other.statistics();
+            o.set(value(2, 1));
+            assertEquals(4, other.statistics().minus(before).roundTrips(), "a stale guess costs one more CAS");
+            assertArrayEquals(value(2, 1), r.get());
         }
     }
 
     @Test
     void shouldTakeOverTheWriteOfAWriterThatStoppedAfterTheLease() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            RemoteAddress base = MultiWriterVersionedRegister.create(home, 16);
-            try (Endpoint ep = Endpoint.open(fabric.addNode("client"));
-                 Endpoint crashed = Endpoint.open(fabric.addNode("crashed"))) {
-                // A writer that took the control word and never came back.
-                assertEquals(0, crashed.cas(base.plus(VersionedRegisterDescriptor.CONTROL_OFFSET), 0, 1));
-                MultiWriterVersionedRegister r = MultiWriterVersionedRegister.attach(ep, base, 16, 2_000_000L);
-                long start = System.nanoTime();
-                r.set(value(1, 3));
-                assertTrue(System.nanoTime() - start >= 2_000_000L, "waited a lease first");
-                assertArrayEquals(value(1, 3), r.get());
-                assertEquals(4, crashed.readLong(base.plus(VersionedRegisterDescriptor.CONTROL_OFFSET)),
-                    "taken over as 3, released as 4");
-            }
+        try (Cluster c = cluster("client", "crashed")) {
+            RemoteAddress base = MultiWriterVersionedRegister.create(c.node("home"), 16);
+            Endpoint ep = c.endpoint("client");
+            Endpoint crashed = c.endpoint("crashed");
+            // A writer that took the control word and never came back.
+            assertEquals(0, crashed.cas(base.plus(VersionedRegisterDescriptor.CONTROL_OFFSET), 0, 1));
+            MultiWriterVersionedRegister r = MultiWriterVersionedRegister.attach(ep, base, 16, 2_000_000L);
+            long start = System.nanoTime();
+            r.set(value(1, 3));
+            assertTrue(System.nanoTime() - start >= 2_000_000L, "waited a lease first");
+            assertArrayEquals(value(1, 3), r.get());
+            assertEquals(4, crashed.readLong(base.plus(VersionedRegisterDescriptor.CONTROL_OFFSET)),
+                "taken over as 3, released as 4");
         }
     }
 
     @Test
     void singleWriterReadersSeeOnlyWrittenValuesInOrder() throws Exception {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            Node[] clients = {fabric.addNode("c1"), fabric.addNode("c2")};
-            RemoteAddress base = SingleWriterVersionedRegister.create(home, 48);
+        try (Cluster c = cluster("c1", "c2")) {
+            Node[] clients = {c.node("c1"), c.node("c2")};
+            RemoteAddress base = SingleWriterVersionedRegister.create(c.node("home"), 48);
             int writes = writesPerWriter() * 2;
             AtomicBoolean done = new AtomicBoolean();
             AtomicLong reads = new AtomicLong();
@@ -284,10 +276,9 @@ abstract class RegistersContract {
 
     @Test
     void multiWriterReadersSeeOnlyWrittenValuesInEachWritersOrder() throws Exception {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            Node[] clients = {fabric.addNode("c1"), fabric.addNode("c2"), fabric.addNode("c3")};
-            RemoteAddress base = MultiWriterVersionedRegister.create(home, 48);
+        try (Cluster c = cluster("c1", "c2", "c3")) {
+            Node[] clients = {c.node("c1"), c.node("c2"), c.node("c3")};
+            RemoteAddress base = MultiWriterVersionedRegister.create(c.node("home"), 48);
             int writers = 3;
             int writes = writesPerWriter() / 2;
             AtomicLong writing = new AtomicLong(writers);
@@ -329,40 +320,21 @@ abstract class RegistersContract {
         }
     }
 
-    interface Body {
-        void run(int thread) throws Exception;
+    /** Runs {@code n} threads, started together, and rethrows the first failure. */
+    static void runAll(int n, Parallel.Body body) throws Exception {
+        Parallel.run(n, Duration.ofSeconds(50), body);
     }
 
-    /** Runs {@code n} threads, started together, and rethrows the first failure. */
-    static void runAll(int n, Body body) throws Exception {
-        List<Thread> threads = new ArrayList<>();
-        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        for (int t = 0; t < n; t++) {
-            int id = t;
-            threads.add(new Thread(() -> {
-                try {
-                    if (!start.await(20, TimeUnit.SECONDS)) {
-                        throw new AssertionError("not started");
-                    }
-                    body.run(id);
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "worker-" + t));
-        }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join(50_000);
-            assertFalse(t.isAlive(), t.getName() + " did not finish");
-        }
-        if (!failures.isEmpty()) {
-            Throwable f = failures.peek();
-            if (f instanceof Exception e) {
-                throw e;
-            }
-            throw (Error) f;
-        }
+    /**
+     * A cluster on a fresh fabric ({@link #openFabric()}) with the node {@code home}, then the given nodes.
+     *
+     * @param clients the client nodes' names
+     * @return the cluster
+     */
+    private Cluster cluster(String... clients) {
+        String[] names = new String[clients.length + 1];
+        names[0] = "home";
+        System.arraycopy(clients, 0, names, 1, clients.length);
+        return Cluster.of(openFabric(), names);
     }
 }

@@ -1,17 +1,15 @@
 package dev.remora.objects;
 
+import dev.remora.testkit.Cluster;
+import dev.remora.testkit.Parallel;
 import dev.remora.verbs.Endpoint;
-import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
-import dev.remora.verbs.sim.SimContext;
-import dev.remora.verbs.sim.SimFabric;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,65 +34,47 @@ class RemoteBarrierTest {
     void shouldReleaseNobodyBeforeEveryPartyArrivedRoundAfterRound() throws Exception {
         int parties = 5;
         int rounds = 300;
-        try (Fabric fabric = SimFabric.open(SimContext.twoMicrosecondRoundTrip().nicThreads(2))) {
-            Node home = fabric.addNode("home");
-            Node[] nodes = {fabric.addNode("n0"), fabric.addNode("n1"), home};
-            RemoteAddress barrier = RemoteBarrier.create(home);
+        try (Cluster c = Cluster.fastTwoMicroseconds("home", "n0", "n1")) {
+            Node[] nodes = {c.node("n0"), c.node("n1"), c.node("home")};
+            RemoteAddress barrier = RemoteBarrier.create(c.node("home"));
             AtomicIntegerArray arrived = new AtomicIntegerArray(rounds);
             AtomicIntegerArray indices = new AtomicIntegerArray(rounds);
             AtomicReference<String> problem = new AtomicReference<>();
-            List<Thread> threads = new ArrayList<>();
-            for (int p = 0; p < parties; p++) {
-                Node node = nodes[p % nodes.length];
-                threads.add(new Thread(() -> {
-                    try (Endpoint ep = Endpoint.open(node)) {
-                        RemoteBarrier b = RemoteBarrier.attach(ep, barrier, parties);
-                        for (int r = 0; r < rounds && problem.get() == null; r++) {
-                            arrived.incrementAndGet(r);
-                            RemoteBarrier.Result result = b.await(LONG_WAIT_NS);
-                            int seen = arrived.get(r);
-                            if (!result.passed() || result.round() != r || seen != parties) {
-                                problem.compareAndSet(null, "round " + r + ": " + result + " with " + seen
-                                    + " arrivals counted");
-                            }
-                            indices.getAndAdd(r, 1 << result.arrivalIndex());
-                        }
-                    } catch (RuntimeException e) {
-                        problem.compareAndSet(null, e.toString());
+            Parallel.run(parties, Duration.ofSeconds(50), p -> {
+                RemoteBarrier b = RemoteBarrier.attach(c.endpoint(nodes[p % nodes.length]), barrier, parties);
+                for (int r = 0; r < rounds && problem.get() == null; r++) {
+                    arrived.incrementAndGet(r);
+                    RemoteBarrier.Result result = b.await(LONG_WAIT_NS);
+                    int seen = arrived.get(r);
+                    if (!result.passed() || result.round() != r || seen != parties) {
+                        problem.compareAndSet(null, "round " + r + ": " + result + " with " + seen
+                            + " arrivals counted");
                     }
-                }));
-            }
-            threads.forEach(Thread::start);
-            for (Thread t : threads) {
-                t.join();
-            }
+                    indices.getAndAdd(r, 1 << result.arrivalIndex());
+                }
+            });
             assertNull(problem.get());
             for (int r = 0; r < rounds; r++) {
                 assertEquals((1 << parties) - 1, indices.get(r), "round " + r + "'s arrival indices are 0 .. 4");
             }
-            try (Endpoint ep = Endpoint.open(nodes[0])) {
-                assertEquals(rounds, RemoteBarrier.attach(ep, barrier, parties).generation());
-            }
+            assertEquals(rounds, RemoteBarrier.attach(c.endpoint("n0"), barrier, parties).generation());
         }
     }
 
     @Test
     void shouldCostAFetchAddAndACasForTheLastArrival() {
-        try (Fabric fabric = SimFabric.open()) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteBarrier b = RemoteBarrier.attach(ep, RemoteBarrier.create(home), 1);
-                VerbsStatistics before = ep.statistics();
-                for (int r = 0; r < 10; r++) {
-                    assertEquals(new RemoteBarrier.Result(RemoteBarrier.Status.PASSED, r, 0), b.await(LONG_WAIT_NS));
-                }
-                VerbsStatistics used = ep.statistics().minus(before);
-                assertEquals(20, used.roundTrips());
-                assertEquals(10, used.fetchAndAdds());
-                assertEquals(10, used.compareAndSwaps());
-                assertEquals(0, used.reads());
+        try (Cluster c = Cluster.fast("home", "client")) {
+            Endpoint ep = c.endpoint("client");
+            RemoteBarrier b = RemoteBarrier.attach(ep, RemoteBarrier.create(c.node("home")), 1);
+            VerbsStatistics before = ep.statistics();
+            for (int r = 0; r < 10; r++) {
+                assertEquals(new RemoteBarrier.Result(RemoteBarrier.Status.PASSED, r, 0), b.await(LONG_WAIT_NS));
             }
+            VerbsStatistics used = ep.statistics().minus(before);
+            assertEquals(20, used.roundTrips());
+            assertEquals(10, used.fetchAndAdds());
+            assertEquals(10, used.compareAndSwaps());
+            assertEquals(0, used.reads());
         }
     }
 
@@ -105,52 +85,46 @@ class RemoteBarrierTest {
     @Test
     void shouldBreakTheRoundWhenAPartyDoesNotComeAndTellLateArrivalsAtOnce() throws Exception {
         long timeout = 200_000_000L;
-        try (Fabric fabric = SimFabric.open()) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            RemoteAddress barrier = RemoteBarrier.create(home);
+        try (Cluster c = Cluster.fast("home", "client")) {
+            RemoteAddress barrier = RemoteBarrier.create(c.node("home"));
             AtomicReference<RemoteBarrier.Result> other = new AtomicReference<>();
-            Thread second = new Thread(() -> {
-                try (Endpoint ep = Endpoint.open(client)) {
-                    other.set(RemoteBarrier.attach(ep, barrier, 3).await(LONG_WAIT_NS));
-                }
-            });
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteBarrier b = RemoteBarrier.attach(ep, barrier, 3);
-                second.start();
-                long start = System.nanoTime();
-                RemoteBarrier.Result r = b.await(timeout);
-                long took = System.nanoTime() - start;
-                assertEquals(RemoteBarrier.Status.BROKEN, r.status());
-                assertEquals(0, r.round());
-                assertTrue(took >= timeout && took < timeout + 5_000_000_000L, "returned after " + took + " ns");
-                second.join(10_000);
-                assertFalse(second.isAlive(), "the other waiter learnt that the round broke");
-                assertEquals(RemoteBarrier.Status.BROKEN, other.get().status(), "its wait was 20 s: it saw the bit");
-                assertEquals(-1, b.generation());
+            Endpoint otherEndpoint = c.endpoint("client");
+            Thread second = new Thread(() -> other.set(RemoteBarrier.attach(otherEndpoint, barrier, 3)
+                .await(LONG_WAIT_NS)));
+            Endpoint ep = c.endpoint("client");
+            RemoteBarrier b = RemoteBarrier.attach(ep, barrier, 3);
+            second.start();
+            long start = System.nanoTime();
+            RemoteBarrier.Result r = b.await(timeout);
+            long took = System.nanoTime() - start;
+            assertEquals(RemoteBarrier.Status.BROKEN, r.status());
+            assertEquals(0, r.round());
+            assertTrue(took >= timeout && took < timeout + 5_000_000_000L, "returned after " + took + " ns");
+            second.join(10_000);
+            assertFalse(second.isAlive(), "the other waiter learnt that the round broke");
+            assertEquals(RemoteBarrier.Status.BROKEN, other.get().status(), "its wait was 20 s: it saw the bit");
+            assertEquals(-1, b.generation());
 
-                long lateStart = System.nanoTime();
-                RemoteBarrier.Result late = b.await(LONG_WAIT_NS);
-                assertEquals(new RemoteBarrier.Result(RemoteBarrier.Status.BROKEN, 0, 2), late,
-                    "the latecomer completes the broken round and finds it broken");
-                RemoteBarrier.Result next = b.await(LONG_WAIT_NS);
-                assertEquals(RemoteBarrier.Status.BROKEN, next.status());
-                assertEquals(1, next.round());
-                assertTrue(System.nanoTime() - lateStart < 5_000_000_000L, "late arrivals do not wait");
-            }
+            long lateStart = System.nanoTime();
+            RemoteBarrier.Result late = b.await(LONG_WAIT_NS);
+            assertEquals(new RemoteBarrier.Result(RemoteBarrier.Status.BROKEN, 0, 2), late,
+                "the latecomer completes the broken round and finds it broken");
+            RemoteBarrier.Result next = b.await(LONG_WAIT_NS);
+            assertEquals(RemoteBarrier.Status.BROKEN, next.status());
+            assertEquals(1, next.round());
+            assertTrue(System.nanoTime() - lateStart < 5_000_000_000L, "late arrivals do not wait");
         }
     }
 
     @Test
     void shouldRejectBadArguments() {
-        try (Fabric fabric = SimFabric.open()) {
-            Node home = fabric.addNode("home");
-            try (Endpoint ep = Endpoint.open(home)) {
-                RemoteAddress b = RemoteBarrier.create(home);
-                assertThrows(IllegalArgumentException.class, () -> RemoteBarrier.attach(ep, b, 0));
-                assertThrows(IllegalArgumentException.class, () -> RemoteBarrier.attach(ep, b.plus(4), 2));
-                assertEquals(2, RemoteBarrier.attach(ep, b, 2).parties());
-            }
+        try (Cluster c = Cluster.fast("home")) {
+            Node home = c.node("home");
+            Endpoint ep = c.endpoint(home);
+            RemoteAddress b = RemoteBarrier.create(home);
+            assertThrows(IllegalArgumentException.class, () -> RemoteBarrier.attach(ep, b, 0));
+            assertThrows(IllegalArgumentException.class, () -> RemoteBarrier.attach(ep, b.plus(4), 2));
+            assertEquals(2, RemoteBarrier.attach(ep, b, 2).parties());
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.remora.objects;
 
+import dev.remora.testkit.Cluster;
+import dev.remora.testkit.Parallel;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -69,69 +71,51 @@ abstract class RemoteCounterContract {
     @ParameterizedTest
     @MethodSource("fabrics")
     void shouldCountSequentially(Setting setting) {
-        try (Fabric fabric = setting.opener().get()) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            RemoteAddress word = RemoteCounter.create(home);
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteCounter c = RemoteCounter.attach(ep, word);
-                assertEquals(0, c.get());
-                assertEquals(1, c.incrementAndGet());
-                assertEquals(11, c.addAndGet(10));
-                assertEquals(11, c.getAndAdd(-5));
-                assertEquals(6, c.get());
-                assertEquals(word, c.address());
-            }
+        try (Cluster cluster = Cluster.of(setting.opener().get(), "home", "client")) {
+            RemoteAddress word = RemoteCounter.create(cluster.node("home"));
+            RemoteCounter c = RemoteCounter.attach(cluster.endpoint("client"), word);
+            assertEquals(0, c.get());
+            assertEquals(1, c.incrementAndGet());
+            assertEquals(11, c.addAndGet(10));
+            assertEquals(11, c.getAndAdd(-5));
+            assertEquals(6, c.get());
+            assertEquals(word, c.address());
         }
     }
 
     @Test
     void shouldCostOneRoundTripPerOperation() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteCounter c = RemoteCounter.attach(ep, RemoteCounter.create(home));
-                VerbsStatistics before = ep.statistics();
-                for (int i = 0; i < 100; i++) {
-                    c.incrementAndGet();
-                }
-                c.get();
-                VerbsStatistics used = ep.statistics().minus(before);
-                assertEquals(101, used.roundTrips());
-                assertEquals(100, used.fetchAndAdds());
-                assertEquals(1, used.reads());
-                assertEquals(101, used.doorbells());
+        try (Cluster cluster = Cluster.of(openFabric(), "home", "client")) {
+            Endpoint ep = cluster.endpoint("client");
+            RemoteCounter c = RemoteCounter.attach(ep, RemoteCounter.create(cluster.node("home")));
+            VerbsStatistics before = ep.statistics();
+            for (int i = 0; i < 100; i++) {
+                c.incrementAndGet();
             }
+            c.get();
+            VerbsStatistics used = ep.statistics().minus(before);
+            assertEquals(101, used.roundTrips());
+            assertEquals(100, used.fetchAndAdds());
+            assertEquals(1, used.reads());
+            assertEquals(101, used.doorbells());
         }
     }
 
     @ParameterizedTest
     @MethodSource("fabrics")
     void shouldNotLoseIncrementsFromManyThreadsOnTwoNodes(Setting setting) throws Exception {
-        try (Fabric fabric = setting.opener().get()) {
-            Node home = fabric.addNode("home");
-            Node[] clients = {fabric.addNode("c1"), fabric.addNode("c2")};
-            RemoteAddress word = RemoteCounter.create(home);
+        try (Cluster cluster = Cluster.of(setting.opener().get(), "home", "c1", "c2")) {
+            Node[] clients = {cluster.node("c1"), cluster.node("c2")};
+            RemoteAddress word = RemoteCounter.create(cluster.node("home"));
             int threads = 6;
             int each = 1_500;
             long[][] results = new long[threads][each];
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                workers.add(new Thread(() -> {
-                    try (Endpoint ep = Endpoint.open(clients[id % 2])) {
-                        RemoteCounter c = RemoteCounter.attach(ep, word);
-                        for (int i = 0; i < each; i++) {
-                            results[id][i] = c.incrementAndGet();
-                        }
-                    }
-                }));
-            }
-            workers.forEach(Thread::start);
-            for (Thread w : workers) {
-                w.join();
-            }
+            Parallel.run(threads, Duration.ofSeconds(50), id -> {
+                RemoteCounter c = RemoteCounter.attach(cluster.endpoint(clients[id % 2]), word);
+                for (int i = 0; i < each; i++) {
+                    results[id][i] = c.incrementAndGet();
+                }
+            });
             Set<Long> seen = new HashSet<>();
             for (long[] row : results) {
                 long previous = 0;
@@ -141,39 +125,31 @@ abstract class RemoteCounterContract {
                     assertTrue(seen.add(v), "value " + v + " returned twice");
                 }
             }
-            try (Endpoint ep = Endpoint.open(clients[0])) {
-                assertEquals((long) threads * each, RemoteCounter.attach(ep, word).get());
-            }
+            assertEquals((long) threads * each, RemoteCounter.attach(cluster.endpoint("c1"), word).get());
             assertEquals((long) threads * each, seen.size());
         }
     }
 
     @Test
     void shouldRejectMisalignedWord() {
-        try (Fabric fabric = openFabric()) {
-            Node home = fabric.addNode("home");
-            try (Endpoint ep = Endpoint.open(home)) {
-                RemoteAddress word = RemoteCounter.create(home).plus(4);
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> RemoteCounter.attach(ep, word));
-                assertTrue(e.getMessage().contains("aligned"), e.getMessage());
-            }
+        try (Cluster cluster = Cluster.of(openFabric(), "home")) {
+            Endpoint ep = cluster.endpoint("home");
+            RemoteAddress word = RemoteCounter.create(cluster.node("home")).plus(4);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RemoteCounter.attach(ep, word));
+            assertTrue(e.getMessage().contains("aligned"), e.getMessage());
         }
     }
 
     @Test
     void shouldReportUnreachableHomeAsRetryExceeded() {
-        try (Fabric fabric = openFabric(50_000_000L)) {
-            Node home = fabric.addNode("home");
-            Node client = fabric.addNode("client");
-            RemoteAddress word = RemoteCounter.create(home);
-            try (Endpoint ep = Endpoint.open(client)) {
-                RemoteCounter c = RemoteCounter.attach(ep, word);
-                c.incrementAndGet();
-                crash(fabric, home);
-                RemoteAccessException e = assertThrows(RemoteAccessException.class, c::incrementAndGet);
-                assertEquals(WcStatus.RETRY_EXC_ERR, e.status());
-            }
+        try (Cluster cluster = Cluster.of(openFabric(50_000_000L), "home", "client")) {
+            RemoteAddress word = RemoteCounter.create(cluster.node("home"));
+            RemoteCounter c = RemoteCounter.attach(cluster.endpoint("client"), word);
+            c.incrementAndGet();
+            crash(cluster.fabric(), cluster.node("home"));
+            RemoteAccessException e = assertThrows(RemoteAccessException.class, c::incrementAndGet);
+            assertEquals(WcStatus.RETRY_EXC_ERR, e.status());
         }
     }
 }

@@ -1,10 +1,9 @@
 package dev.remora.objects;
 
+import dev.remora.testkit.Cluster;
 import dev.remora.verbs.Endpoint;
-import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.VerbsStatistics;
-import dev.remora.verbs.sim.SimFabric;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,15 +31,15 @@ class SpscRingTest {
 
     @Test
     void shouldDeliverInOrderWithoutLossAcrossManyWrapArounds() throws Exception {
-        try (Fabric f = SimFabric.open()) {
-            Node pn = f.addNode("producer");
-            Node cn = f.addNode("consumer");
+        try (Cluster c = Cluster.fast("producer", "consumer")) {
+            Node cn = c.node("consumer");
             SpscRing.Consumer consumer = SpscRing.Consumer.create(cn, 256);
             int max = consumer.maxPayload();
             int total = 20_000;
             AtomicReference<Throwable> failure = new AtomicReference<>();
+            Endpoint ep = c.endpoint("producer");
             Thread producer = new Thread(() -> {
-                try (Endpoint ep = Endpoint.open(pn)) {
+                try {
                     SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
                     long deadline = System.nanoTime() + 30_000_000_000L;
                     int i = 0;
@@ -90,46 +89,42 @@ class SpscRingTest {
 
     @Test
     void shouldAnswerFullWhenTheRingIsFullThenProgressAfterAPoll() {
-        try (Fabric f = SimFabric.open()) {
-            Node pn = f.addNode("producer");
-            Node cn = f.addNode("consumer");
+        try (Cluster c = Cluster.fast("producer", "consumer")) {
+            Node cn = c.node("consumer");
             SpscRing.Consumer consumer = SpscRing.Consumer.create(cn, 128);
-            try (Endpoint ep = Endpoint.open(pn)) {
-                SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
-                // 24-byte records: 5 fit into 128 bytes (120), the sixth does not.
-                for (int i = 0; i < 5; i++) {
-                    assertEquals(SpscRing.Offer.OK, p.offer(message(i, 16)));
-                }
-                long writes = ep.statistics().writes();
-                assertEquals(SpscRing.Offer.FULL, p.offer(message(5, 16)));
-                assertEquals(writes, ep.statistics().writes(), "FULL posts no WRITE");
-                assertEquals(SpscRing.Offer.FULL, p.offer(List.of(new byte[0], new byte[0])), "all or nothing");
-                assertArrayEquals(message(0, 16), consumer.poll());
-                assertEquals(SpscRing.Offer.OK, p.offer(message(5, 16)), "room after a poll");
-                for (int i = 1; i <= 5; i++) {
-                    assertArrayEquals(message(i, 16), consumer.poll());
-                }
-                assertNull(consumer.poll());
+            Endpoint ep = c.endpoint("producer");
+            SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
+            // 24-byte records: 5 fit into 128 bytes (120), the sixth does not.
+            for (int i = 0; i < 5; i++) {
+                assertEquals(SpscRing.Offer.OK, p.offer(message(i, 16)));
             }
+            long writes = ep.statistics().writes();
+            assertEquals(SpscRing.Offer.FULL, p.offer(message(5, 16)));
+            assertEquals(writes, ep.statistics().writes(), "FULL posts no WRITE");
+            assertEquals(SpscRing.Offer.FULL, p.offer(List.of(new byte[0], new byte[0])), "all or nothing");
+            assertArrayEquals(message(0, 16), consumer.poll());
+            assertEquals(SpscRing.Offer.OK, p.offer(message(5, 16)), "room after a poll");
+            for (int i = 1; i <= 5; i++) {
+                assertArrayEquals(message(i, 16), consumer.poll());
+            }
+            assertNull(consumer.poll());
         }
     }
 
     @Test
     void shouldCarryZeroAndMaximumLengthsAndPadAtTheEnd() {
-        try (Fabric f = SimFabric.open()) {
-            Node pn = f.addNode("producer");
-            Node cn = f.addNode("consumer");
+        try (Cluster c = Cluster.fast("producer", "consumer")) {
+            Node cn = c.node("consumer");
             SpscRing.Consumer consumer = SpscRing.Consumer.create(cn, 64);
             assertEquals(24, consumer.maxPayload());
-            try (Endpoint ep = Endpoint.open(pn)) {
-                SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
-                assertThrows(IllegalArgumentException.class, () -> p.offer(new byte[25]));
-                for (int round = 0; round < 50; round++) {
-                    for (int len : new int[] {0, 24, 1, 24, 0, 13}) {
-                        assertEquals(SpscRing.Offer.OK, p.offer(message(round + len, len)), "round " + round);
-                        assertArrayEquals(message(round + len, len), consumer.poll());
-                        assertNull(consumer.poll());
-                    }
+            Endpoint ep = c.endpoint("producer");
+            SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
+            assertThrows(IllegalArgumentException.class, () -> p.offer(new byte[25]));
+            for (int round = 0; round < 50; round++) {
+                for (int len : new int[] {0, 24, 1, 24, 0, 13}) {
+                    assertEquals(SpscRing.Offer.OK, p.offer(message(round + len, len)), "round " + round);
+                    assertArrayEquals(message(round + len, len), consumer.poll());
+                    assertNull(consumer.poll());
                 }
             }
         }
@@ -137,23 +132,21 @@ class SpscRingTest {
 
     @Test
     void shouldPostABatchWithOneDoorbell() {
-        try (Fabric f = SimFabric.open()) {
-            Node pn = f.addNode("producer");
-            Node cn = f.addNode("consumer");
+        try (Cluster c = Cluster.fast("producer", "consumer")) {
+            Node cn = c.node("consumer");
             SpscRing.Consumer consumer = SpscRing.Consumer.create(cn, 1024);
-            try (Endpoint ep = Endpoint.open(pn)) {
-                SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
-                VerbsStatistics before = ep.statistics();
-                assertEquals(SpscRing.Offer.OK, p.offer(List.of(message(1, 8), message(2, 100), message(3, 0))));
-                VerbsStatistics after = ep.statistics();
-                assertEquals(1, after.doorbells() - before.doorbells(), "one doorbell for the batch");
-                assertEquals(2, after.writes() - before.writes(), "one span and the tail");
-                assertEquals(0, after.reads() - before.reads(), "the cached head sufficed");
-                assertArrayEquals(message(1, 8), consumer.poll());
-                assertArrayEquals(message(2, 100), consumer.poll());
-                assertEquals(0, consumer.poll().length);
-                assertNull(consumer.poll());
-            }
+            Endpoint ep = c.endpoint("producer");
+            SpscRing.Producer p = SpscRing.Producer.attach(ep, consumer.address());
+            VerbsStatistics before = ep.statistics();
+            assertEquals(SpscRing.Offer.OK, p.offer(List.of(message(1, 8), message(2, 100), message(3, 0))));
+            VerbsStatistics after = ep.statistics();
+            assertEquals(1, after.doorbells() - before.doorbells(), "one doorbell for the batch");
+            assertEquals(2, after.writes() - before.writes(), "one span and the tail");
+            assertEquals(0, after.reads() - before.reads(), "the cached head sufficed");
+            assertArrayEquals(message(1, 8), consumer.poll());
+            assertArrayEquals(message(2, 100), consumer.poll());
+            assertEquals(0, consumer.poll().length);
+            assertNull(consumer.poll());
         }
     }
 }

@@ -1,0 +1,15 @@
+/**
+ * Shared test support for the objects' tests and the benchmarks, on the verbs API and the linearizability checker
+ * only (so that every module, objects and locks included, may use it in test scope without a cycle).
+ *
+ * <ul>
+ *   <li>{@link dev.remora.testkit.Cluster}: a fabric with named nodes and the endpoints opened on them, closed
+ *       together, from named factories for the fast fabric (optionally the 2 µs preset), the deterministic fabric
+ *       (seed, knobs, faults) and the in-process socket fabric;</li>
+ *   <li>{@link dev.remora.testkit.Histories}: history recorders that classify unknown outcomes as the verbs do
+ *       ({@code info}, never {@code fail}), and checks with a model;</li>
+ *   <li>{@link dev.remora.testkit.Bounded}: loops bounded in count and time; {@link dev.remora.testkit.Parallel}:
+ *       threads started together and joined within a bound.</li>
+ * </ul>
+ */
+package dev.remora.testkit;
