@@ -5,6 +5,8 @@ import dev.remora.check.History;
 import dev.remora.check.HistoryRecorder;
 import dev.remora.check.Verdict;
 import dev.remora.check.model.QueueModel;
+import dev.remora.verbs.Completion;
+import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.det.DetContext;
@@ -90,6 +92,9 @@ class MpscRingDeterministicTest {
         }
         List<String> received = new ArrayList<>();
         HistoryRecorder.Client consumerClient = history.client();
+        CompletionQueue idle = cn.createCompletionQueue(1);
+        Completion[] none = {new Completion()};
+        SplittableRandom pauses = new SplittableRandom(~seed);
         f.spawn(cn, "consumer", () -> {
             int polls = 0;
             long idleSince = -1;
@@ -105,6 +110,9 @@ class MpscRingDeterministicTest {
                         all &= d;
                     }
                     idleSince = !all || m != null ? -1 : idleSince < 0 ? f.nanoTime() : idleSince;
+                    if (m == null) {
+                        SpscRingDeterministicTest.pause(idle, none, pauses);
+                    }
                 }
                 if (m == null) {
                     inv.fail(); // producers gone, nothing more committed: this dequeue did not happen
