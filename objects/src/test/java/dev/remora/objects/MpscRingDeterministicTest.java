@@ -110,7 +110,10 @@ class MpscRingDeterministicTest {
                         all &= d;
                     }
                     idleSince = !all || m != null ? -1 : idleSince < 0 ? f.nanoTime() : idleSince;
-                    if (m == null) {
+                    if (idleSince >= 0) {
+                        // Nobody left to race: wait out the skip timeout in 1 to 5 us pauses, not 100 to 500 ns ones.
+                        idle.await(none, 1_000L * pauses.nextInt(1, 6));
+                    } else if (m == null) {
                         SpscRingDeterministicTest.pause(idle, none, pauses);
                     }
                 }
