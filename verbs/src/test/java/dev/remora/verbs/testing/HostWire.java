@@ -61,6 +61,8 @@ final class HostWire {
     static final int PUBLISH = 71;
     static final int UNPUBLISH = 72;
     static final int LOOKUP = 73;
+    static final int START_TASK = 80;
+    static final int AWAIT_TASK = 81;
 
     /** The longest exception message shipped back (writeUTF takes at most 65535 bytes). */
     static final int MAX_MESSAGE_CHARS = 16_000;

@@ -280,6 +280,47 @@ public final class HostedSocketFabric implements Fabric {
         }
     }
 
+    /**
+     * Starts {@code task} in the child process on a thread of its own, with {@code node} (a node placed in the child)
+     * and {@code args}: its verbs leave the child's node from the child's process.
+     *
+     * @param node a node of this fabric in the child
+     * @param task the task's class (public, public no-argument constructor)
+     * @param args its arguments
+     * @return the running task, to await
+     */
+    public ChildTask.Running startInChild(Node node, Class<? extends ChildTask> task, String... args) {
+        if (!(node instanceof ProxyNode p) || p.fabric != this) {
+            throw new IllegalArgumentException("node " + node + " is not in the child process of this fabric");
+        }
+        ensureOpen();
+        int handle = host.call(HostWire.START_TASK, out -> {
+            out.writeInt(p.id);
+            out.writeUTF(task.getName());
+            out.writeInt(args.length);
+            for (String a : args) {
+                out.writeUTF(a);
+            }
+        }, in -> in.readInt());
+        return timeoutNs -> {
+            long deadline = System.nanoTime() + timeoutNs;
+            while (true) {
+                long left = deadline - System.nanoTime();
+                String result = host.call(HostWire.AWAIT_TASK, out -> {
+                    out.writeInt(handle);
+                    out.writeLong(Math.max(1_000_000L, left));
+                }, in -> in.readBoolean() ? in.readUTF() : null);
+                if (result != null) {
+                    return result;
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException("task " + task.getName() + " still runs after "
+                        + timeoutNs / 1_000_000L + " ms");
+                }
+            }
+        };
+    }
+
     @Override
     public boolean isClosed() {
         return closed;

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The harness's own paths that the verbs contract does not take: a child node posting to a node of this process,
  * a child queue pair connected to one of this process, names published in either process, the child's exceptions
- * rethrown here, and the death of the child process with requests outstanding.
+ * rethrown here, a task run in the child, and the death of the child process with requests outstanding.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostedSocketFabricTest {
@@ -156,6 +156,57 @@ class HostedSocketFabricTest {
             assertEquals(77, copy.getLong(8), "the buffer's bytes were copied into the child's region");
             assertThrows(IllegalArgumentException.class, () -> there.register(ByteBuffer.allocate(64), Access.ALL));
             assertThrows(IllegalArgumentException.class, () -> f.addNode("here"), "names are unique across both processes");
+        }
+    }
+
+    /** Adds {@code args[3]} times one to the word at {@code args[1..2]} (key, address) of the node at {@code args[0]}. */
+    public static final class AddTask implements ChildTask {
+        public AddTask() {
+        }
+
+        @Override
+        public String run(Node node, String[] args) {
+            Node target = node.fabric().connect(args[0]);
+            RemoteAddress word = new RemoteAddress(target.id(), Integer.parseInt(args[1]), Long.parseLong(args[2]));
+            long last = -1;
+            try (Endpoint ep = Endpoint.open(node)) {
+                for (int i = 0; i < Integer.parseInt(args[3]); i++) {
+                    last = ep.faa(word, 1);
+                }
+            }
+            return ProcessHandle.current().pid() + " " + last;
+        }
+    }
+
+    /** Fails in the child. */
+    public static final class FailingTask implements ChildTask {
+        public FailingTask() {
+        }
+
+        @Override
+        public String run(Node node, String[] args) {
+            throw new IllegalArgumentException("refused " + args.length);
+        }
+    }
+
+    @Test
+    void shouldRunATaskInTheChildWhoseVerbsReachThisProcess() {
+        try (HostedSocketFabric f = open()) {
+            Node here = f.addNode("here");
+            Node there = f.addNode("there");
+            MemoryRegion word = here.allocate(64, Access.ALL);
+            RemoteAddress a = word.remote(8);
+            ChildTask.Running t = f.startInChild(there, AddTask.class, here.address(), Integer.toString(a.rkey()),
+                Long.toString(a.address()), "100");
+            String[] result = t.await(WAIT_NS).split(" ");
+            assertEquals(host.child().pid(), Long.parseLong(result[0]), "the task ran in the child process");
+            assertEquals(99, Long.parseLong(result[1]));
+            assertEquals(100, word.getLongVolatile(8), "its FETCH_ADDs landed in this process's memory");
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> f.startInChild(there, FailingTask.class, "x", "y").await(WAIT_NS));
+            assertTrue(e.getMessage().contains("IllegalArgumentException: refused 2"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> f.startInChild(here, AddTask.class),
+                "a node of this process");
         }
     }
 

@@ -28,7 +28,8 @@ import java.util.Map;
  * The child process of {@link HostedSocketFabric}: it owns the nodes a test places in another OS process. It listens
  * for one remote-control connection on a loopback ephemeral port, prints {@code NODEHOST <port>}, and then executes
  * the commands of {@link HostWire} in order on one thread: open or close a socket fabric, add nodes, allocate
- * regions and use their CPU accessors, create completion queues and queue pairs, post, poll, crash a node, publish.
+ * regions and use their CPU accessors, create completion queues and queue pairs, post, poll, crash a node, publish,
+ * and start a {@link ChildTask} on a thread of its own and wait for it.
  * Objects are named by handles (nodes by their ids); closing the fabric forgets them. It exits when the connection
  * ends, when no test process connects within a minute, or when the connection stays idle for ten minutes.
  */
@@ -268,6 +269,33 @@ public final class NodeHostMain {
                 fabric().publish(name, new RemoteAddress(in.readInt(), in.readInt(), in.readLong()));
             }
             case HostWire.UNPUBLISH -> fabric().unpublish(in.readUTF());
+            case HostWire.START_TASK -> {
+                Node n = node(in.readInt());
+                String className = in.readUTF();
+                String[] args = new String[in.readInt()];
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = in.readUTF();
+                }
+                out.writeInt(remember(startTask(n, className, args)));
+            }
+            case HostWire.AWAIT_TASK -> {
+                TaskThread t = object(in.readInt(), TaskThread.class);
+                long timeoutNs = Math.min(in.readLong(), MAX_AWAIT_NS);
+                try {
+                    t.join(Math.max(1, timeoutNs / 1_000_000L));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the task", e);
+                }
+                if (t.isAlive()) {
+                    out.writeBoolean(false);
+                } else if (t.failure != null) {
+                    throw new IllegalStateException("task " + t.getName() + " failed: " + t.failure);
+                } else {
+                    out.writeBoolean(true);
+                    out.writeUTF(HostWire.clip(t.result));
+                }
+            }
             case HostWire.LOOKUP -> {
                 RemoteAddress a = fabric().lookup(in.readUTF());
                 out.writeInt(a.nodeId());
@@ -275,6 +303,44 @@ public final class NodeHostMain {
                 out.writeLong(a.address());
             }
             default -> throw new IllegalArgumentException("unknown node host command " + command);
+        }
+    }
+
+    private static TaskThread startTask(Node node, String className, String[] args) {
+        ChildTask task;
+        try {
+            task = Class.forName(className).asSubclass(ChildTask.class).getConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalArgumentException("cannot instantiate the task " + className + ": " + e, e);
+        }
+        TaskThread t = new TaskThread(task, node, args, className);
+        t.start();
+        return t;
+    }
+
+    /** A {@link ChildTask} running on its own daemon thread; its result or failure is read after it ended. */
+    private static final class TaskThread extends Thread {
+        private final ChildTask task;
+        private final Node node;
+        private final String[] args;
+        private volatile String result;
+        private volatile Throwable failure;
+
+        TaskThread(ChildTask task, Node node, String[] args, String name) {
+            super("task-" + name);
+            this.task = task;
+            this.node = node;
+            this.args = args;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            try {
+                result = task.run(node, args);
+            } catch (Throwable e) {
+                failure = e;
+            }
         }
     }
 
