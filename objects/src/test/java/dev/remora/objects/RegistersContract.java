@@ -286,7 +286,9 @@ abstract class RegistersContract {
             List<Integer> lasts = new ArrayList<>();
             runAll(writers + 3, t -> {
                 try (Endpoint ep = Endpoint.open(clients[t % 3])) {
-                    MultiWriterVersionedRegister r = MultiWriterVersionedRegister.attach(ep, base, 48);
+                    // A lease far above any pause of a loaded machine: this test is about readers, and a writer
+                    // stalled past the default 100 ms would be taken over (WriteOvertakenException), not wrong.
+                    MultiWriterVersionedRegister r = MultiWriterVersionedRegister.attach(ep, base, 48, 10_000_000_000L);
                     if (t < writers) {
                         for (int s = 1; s <= writes; s++) {
                             r.set(value(t + 1, s));
