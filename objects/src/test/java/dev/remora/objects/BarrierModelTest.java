@@ -267,7 +267,7 @@ class BarrierModelTest {
         return Arbitraries.integers().between(1, 3).dontShrink();
     }
 
-    @Property(tries = 40)
+    @Property
     void barrierBehavesAsRoundsOfArrivals(@ForAll("partyCounts") int parties,
                                           @ForAll("barrierChains") ActionChain<Barrier> chain) {
         this.parties = parties;

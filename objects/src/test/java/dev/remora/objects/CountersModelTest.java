@@ -155,7 +155,7 @@ class CountersModelTest {
             .withMaxTransformations(LENGTH);
     }
 
-    @Property(tries = 40)
+    @Property
     void remoteCounterBehavesAsALong(@ForAll("counterChains") ActionChain<Single> chain) {
         ModelChains.run(chain.withInvariant("the word holds the model", Single::invariant), opened);
     }
@@ -324,7 +324,7 @@ class CountersModelTest {
         return Arbitraries.integers().between(1, 3).dontShrink();
     }
 
-    @Property(tries = 40)
+    @Property
     void shardedCounterBehavesAsALongPerShard(@ForAll("homeCounts") int homes,
                                               @ForAll("shardsPerHome") int shardsPerHome,
                                               @ForAll("shardedChains") ActionChain<Sharded> chain) {

@@ -1,7 +1,9 @@
 package dev.remora.objects;
 
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Property;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
@@ -13,8 +15,10 @@ import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 
+import java.lang.reflect.AnnotatedElement;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -26,18 +30,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * generated step (its {@code toString} is what a shrunk chain shows), the run of one chain that closes what it opened,
  * and the check of a named error.
  *
- * <p>Chains per property: {@code remora.test.chains} (40 in the default build, 1,000 with {@code -Pthorough}), set on
+ * <p>Chains per property: {@code remora.test.chains} (25 in the default build, 500 with {@code -Pthorough}), set on
  * every property of a class that adds this hook ({@code @AddLifecycleHook(ModelChains.class)}), whatever its
  * {@code tries}.
  */
 final class ModelChains implements AroundPropertyHook {
     /** Chains per property. */
-    static final int CHAINS = Math.max(1, Integer.getInteger("remora.test.chains", 40));
+    static final int CHAINS = Math.max(1, Integer.getInteger("remora.test.chains", 25));
+
+    /** The hook is added to a test class and wraps each of its properties. */
+    @Override
+    public PropagationMode propagateTo() {
+        return PropagationMode.DIRECT_DESCENDANTS;
+    }
+
+    /** Properties only: an {@code @Example} runs once. */
+    @Override
+    public boolean appliesTo(Optional<AnnotatedElement> element) {
+        return element.map(e -> e.isAnnotationPresent(Property.class)).orElse(false);
+    }
 
     @Override
     public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
         context.attributes().setTries(CHAINS);
-        return property.execute();
+        PropertyExecutionResult result = property.execute();
+        // A property that passed ran every chain: the count above took effect.
+        if (result.status() == PropertyExecutionResult.Status.SUCCESSFUL && result.countTries() != CHAINS) {
+            return result.mapToFailed(context.extendedLabel() + " ran " + result.countTries() + " chains, not "
+                + CHAINS);
+        }
+        return result;
     }
 
     /** One generated operation of a chain, applied to the system under test and its model. */

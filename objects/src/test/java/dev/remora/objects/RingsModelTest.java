@@ -296,7 +296,7 @@ class RingsModelTest {
         return Arbitraries.of(32, 40, 48, 56, 64, 72, 136, 1104).dontShrink();
     }
 
-    @Property(tries = 40)
+    @Property
     void spscRingBehavesAsAQueueOfBytes(@ForAll("capacities") int capacity,
                                         @ForAll("spscChains") ActionChain<Spsc> chain) {
         this.capacity = capacity;
@@ -306,7 +306,7 @@ class RingsModelTest {
     // ------------------------------------------------------------------ MpscRing
 
     /** The consumer's skip timeout; a producer gives its reservation up after half of it (real time). */
-    static final long SKIP_NS = 2_000_000L;
+    static final long SKIP_NS = 1_000_000L;
     private static final int PRODUCERS = 3;
     private static final Object HOLE = new Object() {
         @Override
@@ -499,7 +499,7 @@ class RingsModelTest {
             Arbitraries.integers().between(-3, -1).map(n -> new MpscBadCreate(2, n, SKIP_NS)),
             Arbitraries.longs().between(-2, 0).map(n -> new MpscBadCreate(2, 8, n)));
         return ActionChain.<Mpsc>startWith(() -> new Mpsc(slots, payload))
-            .withAction(5, dependent(s -> Combinators.combine(producer, messages(s.payload)).as(MpscOffer::new)))
+            .withAction(4, dependent(s -> Combinators.combine(producer, messages(s.payload)).as(MpscOffer::new)))
             .withAction(5, action(Arbitraries.just(new MpscPoll())))
             .withAction(2, action(Arbitraries.of(SKIP_NS / 2, SKIP_NS).map(MpscClock::new)))
             .withAction(1, action(Combinators.combine(producer, Arbitraries.integers().between(1, 9))
@@ -518,7 +518,7 @@ class RingsModelTest {
         return Arbitraries.of(0, 1, 8, 13, 40).dontShrink();
     }
 
-    @Property(tries = 40)
+    @Property
     void mpscRingBehavesAsAQueueOfSlots(@ForAll("mpscSlots") int slots, @ForAll("mpscPayloads") int payload,
                                         @ForAll("mpscChains") ActionChain<Mpsc> chain) {
         this.slots = slots;
