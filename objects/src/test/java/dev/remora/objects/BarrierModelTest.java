@@ -175,7 +175,8 @@ class BarrierModelTest {
                 assertEquals(s.broken ? RemoteBarrier.Status.BROKEN : RemoteBarrier.Status.PASSED, x.result().status(),
                     () -> s + ": " + this + ": " + x.result());
                 if (!s.broken) {
-                    // Every party's WRITE was placed before its arrival counted, and the READs follow the release.
+                    // R7, R11: every party's WRITE was placed before its arrival counted (await flushes first), and these READs
+                    // were posted after the READ or CAS that saw the release completed.
                     assertArrayEquals(all, x.words(), () -> s + ": " + this + ": the data words after passing");
                 }
             }
@@ -191,10 +192,14 @@ class BarrierModelTest {
         }
     }
 
-    /** Only {@code arriving} of the parties arrive, with a short timeout: the round breaks, and stays broken. */
+    /**
+     * Only {@code min(arriving, parties - 1)} of the parties arrive, with a short timeout: the round breaks, and stays
+     * broken.
+     */
     record PartialRound(int arriving) implements Step<Barrier> {
         @Override
         public void apply(Barrier s) {
+            int arriving = Math.min(this.arriving, s.parties - 1);
             List<Seen> seen = s.round(arriving, SHORT_WAIT_NS);
             s.assertTickets(seen, this);
             for (Seen x : seen) {
@@ -206,7 +211,7 @@ class BarrierModelTest {
 
         @Override
         public String toString() {
-            return arriving + " part" + (arriving == 1 ? "y arrives" : "ies arrive") + ", the others never do";
+            return "min(" + arriving + ", parties - 1) parties arrive, the others never do";
         }
     }
 
@@ -240,15 +245,15 @@ class BarrierModelTest {
 
     @Provide
     Arbitrary<ActionChain<Barrier>> barrierChains() {
-        Action.Dependent<Barrier> partial = new Action.Dependent<>() {
+        Action.Independent<Barrier> partial = new Action.Independent<>() {
             @Override
             public boolean precondition(Barrier s) {
                 return s.parties > 1;
             }
 
             @Override
-            public Arbitrary<Transformer<Barrier>> transformer(Barrier s) {
-                return Arbitraries.integers().between(1, s.parties - 1).map(PartialRound::new)
+            public Arbitrary<Transformer<Barrier>> transformer() {
+                return Arbitraries.integers().between(1, 2).map(PartialRound::new)
                     .map(step -> Transformer.mutate(step.toString(), step::apply));
             }
         };
@@ -261,7 +266,7 @@ class BarrierModelTest {
             .withMaxTransformations(LENGTH);
     }
 
-    /** Not shrunk: the chain's partial rounds were drawn for this many parties. */
+    /** Not shrunk: the chain ran with this many parties. */
     @Provide
     Arbitrary<Integer> partyCounts() {
         return Arbitraries.integers().between(1, 3).dontShrink();

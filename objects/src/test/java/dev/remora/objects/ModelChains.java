@@ -1,7 +1,10 @@
 package dev.remora.objects;
 
+import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.Property;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
@@ -19,7 +22,6 @@ import java.lang.reflect.AnnotatedElement;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -81,11 +83,36 @@ final class ModelChains implements AroundPropertyHook {
     }
 
     /**
-     * @param steps the generated steps of one kind, given the state (its register size, its ring's capacity)
-     * @return an action whose transformation is named by the step's {@code toString}
+     * A value drawn without looking at the state (jqwik shrinks a chain well only when its steps do not depend on the
+     * state): the longest the object takes, or {@code length} bytes cut to that; its bytes follow from {@code seed}.
      */
-    static <S> Action.Dependent<S> dependent(Function<S, Arbitrary<? extends Step<S>>> steps) {
-        return state -> steps.apply(state).map(step -> Transformer.mutate(step.toString(), step::apply));
+    record Value(int length, boolean longest, int seed) {
+        /**
+         * @param max the largest length the object takes
+         * @return the bytes
+         */
+        byte[] bytes(int max) {
+            byte[] b = new byte[longest ? max : Math.min(length, max)];
+            for (int i = 0; i < b.length; i++) {
+                b[i] = (byte) (seed + 37 * i);
+            }
+            return b;
+        }
+
+        @Override
+        public String toString() {
+            return (longest ? "longest" : length + (length == 1 ? " byte" : " bytes")) + " #" + seed;
+        }
+    }
+
+    /** @return values: empty, longest and short ones often */
+    static Arbitrary<Value> values() {
+        Arbitrary<Integer> seed = Arbitraries.integers().between(0, 255);
+        return Arbitraries.frequencyOf(
+            Tuple.of(1, seed.map(s -> new Value(0, false, s))),
+            Tuple.of(2, seed.map(s -> new Value(0, true, s))),
+            Tuple.of(4, Combinators.combine(Arbitraries.integers().between(1, 80), seed)
+                .as((n, s) -> new Value(n, false, s))));
     }
 
     /** What one chain opened (its fabric first), closed when the chain ends, passed or failed. */

@@ -2,6 +2,7 @@ package dev.remora.objects;
 
 import dev.remora.objects.ModelChains.Opened;
 import dev.remora.objects.ModelChains.Step;
+import dev.remora.objects.ModelChains.Value;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Fabric;
@@ -26,8 +27,6 @@ import java.util.HashSet;
 
 import static dev.remora.objects.ModelChains.action;
 import static dev.remora.objects.ModelChains.assertNamedError;
-import static dev.remora.objects.ModelChains.dependent;
-import static dev.remora.objects.ModelChains.show;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -264,13 +263,6 @@ class RegistersModelTest {
      */
     private int maxLength;
 
-    /** Values of 0 to {@code maxLength} bytes, the empty and the full one often. */
-    private static Arbitrary<byte[]> values(int maxLength) {
-        Arbitrary<Integer> length = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(0)),
-            Tuple.of(1, Arbitraries.just(maxLength)), Tuple.of(3, Arbitraries.integers().between(0, maxLength)));
-        return length.flatMap(n -> Arbitraries.bytes().array(byte[].class).ofSize(n));
-    }
-
     private static Arbitrary<Integer> badMaxLengths() {
         return Arbitraries.oneOf(Arbitraries.integers().between(-3, -1), Arbitraries.just(Integer.MIN_VALUE),
             Arbitraries.integers().between(VersionedRegisterDescriptor.MAX_LENGTH_LIMIT + 1,
@@ -373,9 +365,10 @@ class RegistersModelTest {
         }
     }
 
-    record SwSet(byte[] value) implements Step<Single> {
+    record SwSet(Value v) implements Step<Single> {
         @Override
         public void apply(Single s) {
+            byte[] value = v.bytes(s.maxLength);
             int c = s.writer;
             boolean first = !s.writerHasWritten;
             VerbsStatistics before = s.clients[c].statistics();
@@ -392,7 +385,7 @@ class RegistersModelTest {
 
         @Override
         public String toString() {
-            return "set(" + show(value) + ") by the writer";
+            return "set(" + v + ") by the writer";
         }
     }
 
@@ -444,7 +437,7 @@ class RegistersModelTest {
     Arbitrary<ActionChain<Single>> singleChains() {
         return ActionChain.<Single>startWith(() -> new Single(maxLength))
             .withAction(3, action(client().map(SwGet::new)))
-            .withAction(3, dependent(s -> values(s.maxLength).map(SwSet::new)))
+            .withAction(3, action(ModelChains.values().map(SwSet::new)))
             .withAction(1, action(client().map(SwHandOver::new)))
             .withAction(1, action(Arbitraries.integers().between(1, 9).map(SwTooLong::new)))
             .withAction(1, action(Combinators.combine(client(), badMaxLengths()).as(SwBadMaxLength::new)))
@@ -543,9 +536,10 @@ class RegistersModelTest {
         }
     }
 
-    record MwSet(int c, byte[] value) implements Step<Multi> {
+    record MwSet(int c, Value v) implements Step<Multi> {
         @Override
         public void apply(Multi s) {
+            byte[] value = v.bytes(s.maxLength);
             VerbsStatistics before = s.clients[c].statistics();
             s.handles[c].set(value);
             VerbsStatistics used = cost(s.clients[c], before);
@@ -573,7 +567,7 @@ class RegistersModelTest {
 
         @Override
         public String toString() {
-            return "set(c" + c + ", " + show(value) + ")";
+            return "set(c" + c + ", " + v + ")";
         }
     }
 
@@ -582,14 +576,16 @@ class RegistersModelTest {
      * over after the lease: odd {@code v} to {@code v + 2}), WRITEs the first {@code words} data words of its value
      * tagged with the odd value, and stops for good.
      */
-    record MwCrash(int c, int words, byte[] value) implements Step<Multi> {
+    record MwCrash(int c, int words, Value v) implements Step<Multi> {
         @Override
         public void apply(Multi s) {
+            byte[] value = v.bytes(s.maxLength);
             Endpoint ep = s.clients[c];
             long held = s.controlWord;
             long next = (held & 1) == 0 ? held + 1 : held + 2;
             assertEquals(held, ep.cas(s.control, held, next), () -> s + ": " + this + ": taking the word");
-            int n = Math.min(words, s.words.length);
+            // words < 0: all of them; else at most all but one.
+            int n = words < 0 ? s.words.length : Math.min(words, s.words.length - 1);
             if (n > 0) {
                 long[] encoded = new long[s.words.length];
                 VersionedRegisterDescriptor.encode(value, (int) next, encoded);
@@ -612,8 +608,8 @@ class RegistersModelTest {
 
         @Override
         public String toString() {
-            return "crash(c" + c + " holding the control word, after WRITEing " + words + " data words of "
-                + show(value) + ")";
+            return "crash(c" + c + " holding the control word, after WRITEing " + (words < 0 ? "all"
+                : words == 0 ? "none" : "at most " + words) + " of the data words of " + v + ")";
         }
     }
 
@@ -651,21 +647,21 @@ class RegistersModelTest {
     }
 
     /**
-     * Where a writer crashes: before its WRITE or after all of it, mostly; in the middle (mixed words, and reads
-     * that give up after 64 torn snapshots until the next write) a fifth of the time.
+     * Where a writer crashes: before its WRITE (0) or after all of it (-1), mostly; in the middle (mixed words, and
+     * reads that give up after 64 torn snapshots until the next write) a fifth of the time.
      */
-    private static Arbitrary<Integer> crashWords(int words) {
-        return Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(0)), Tuple.of(2, Arbitraries.just(words)),
-            Tuple.of(1, Arbitraries.integers().between(0, words)));
+    private static Arbitrary<Integer> crashWords() {
+        return Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(0)), Tuple.of(2, Arbitraries.just(-1)),
+            Tuple.of(1, Arbitraries.integers().between(1, 20)));
     }
 
     @Provide
     Arbitrary<ActionChain<Multi>> multiChains() {
         return ActionChain.<Multi>startWith(() -> new Multi(maxLength))
             .withAction(3, action(client().map(MwGet::new)))
-            .withAction(6, dependent(s -> Combinators.combine(client(), values(s.maxLength)).as(MwSet::new)))
-            .withAction(1, dependent(s -> Combinators.combine(client(), crashWords(s.words.length),
-                values(s.maxLength)).as(MwCrash::new)))
+            .withAction(6, action(Combinators.combine(client(), ModelChains.values()).as(MwSet::new)))
+            .withAction(1, action(Combinators.combine(client(), crashWords(), ModelChains.values())
+                .as(MwCrash::new)))
             .withAction(1, action(Combinators.combine(client(), Arbitraries.integers().between(1, 9))
                 .as(MwTooLong::new)))
             .withAction(1, action(Combinators.combine(client(), badMaxLengths(),

@@ -2,6 +2,7 @@ package dev.remora.objects;
 
 import dev.remora.objects.ModelChains.Opened;
 import dev.remora.objects.ModelChains.Step;
+import dev.remora.objects.ModelChains.Value;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
@@ -14,7 +15,6 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.state.ActionChain;
 
@@ -26,7 +26,6 @@ import java.util.stream.Collectors;
 
 import static dev.remora.objects.ModelChains.action;
 import static dev.remora.objects.ModelChains.assertNamedError;
-import static dev.remora.objects.ModelChains.dependent;
 import static dev.remora.objects.ModelChains.show;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,13 +50,6 @@ class RingsModelTest {
     private int capacity;
     private int slots;
     private int payload;
-
-    /** Messages of 0 to {@code max} bytes, the empty and the longest often; bytes tell the messages apart. */
-    private static Arbitrary<byte[]> messages(int max) {
-        Arbitrary<Integer> length = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(0)),
-            Tuple.of(2, Arbitraries.just(max)), Tuple.of(4, Arbitraries.integers().between(0, max)));
-        return length.flatMap(n -> Arbitraries.bytes().array(byte[].class).ofSize(n));
-    }
 
     private static VerbsStatistics cost(Endpoint ep, VerbsStatistics before) {
         return ep.statistics().minus(before);
@@ -128,26 +120,43 @@ class RingsModelTest {
         }
     }
 
-    /** A call of {@code offer(byte[])} ({@code single}) or of {@code offer(List)}. */
-    record SpscOffer(List<byte[]> messages, boolean single) implements Step<Spsc> {
+    /**
+     * A call of {@code offer(byte[])} ({@code single}, the first value), which must take any payload up to
+     * {@code maxPayload}, or of {@code offer(List)}, which must refuse a batch whose records exceed half the capacity,
+     * posting nothing.
+     */
+    record SpscOffer(List<Value> values, boolean single) implements Step<Spsc> {
         @Override
         public void apply(Spsc s) {
             int capacity = s.capacity;
+            List<byte[]> messages = new ArrayList<>();
+            for (Value v : single ? values.subList(0, 1) : values) {
+                messages.add(v.bytes(s.maxPayload));
+            }
             // The model: records (length word + payload padded to 8) laid out from the tail, a pad before a record that
             // does not fit before the end of the lap.
             long p = s.tail;
+            long recordBytes = 0;
             List<Published> placed = new ArrayList<>();
             for (byte[] m : messages) {
                 int rec = 8 + ((m.length + 7) & ~7);
+                recordBytes += rec;
                 if (capacity - p % capacity < rec) {
                     p += capacity - p % capacity;
                 }
                 p += rec;
                 placed.add(new Published(m.clone(), p));
             }
+            VerbsStatistics before = s.producerEndpoint.statistics();
+            // offer(byte[]) takes any payload of 0 .. maxPayload bytes; only a batch is bounded by half the capacity.
+            if (!single && recordBytes > capacity / 2) {
+                assertNamedError(IllegalArgumentException.class, "bytes of records might never fit",
+                    () -> s.producer.offer(messages), () -> s + ": " + this);
+                assertEquals(0, cost(s.producerEndpoint, before).operations(), () -> s + ": " + this + ": verbs");
+                return;
+            }
             boolean refresh = p - s.cachedHead > capacity;
             boolean full = p - s.head > capacity;
-            VerbsStatistics before = s.producerEndpoint.statistics();
             SpscRing.Offer got = single ? s.producer.offer(messages.get(0)) : s.producer.offer(messages);
             VerbsStatistics used = cost(s.producerEndpoint, before);
             assertEquals(full ? SpscRing.Offer.FULL : SpscRing.Offer.OK, got, () -> s + ": " + this + " with "
@@ -168,8 +177,8 @@ class RingsModelTest {
 
         @Override
         public String toString() {
-            String ms = messages.stream().map(ModelChains::show).collect(Collectors.joining(", "));
-            return single ? "offer(" + ms + ")" : "offer(List.of(" + ms + "))";
+            return single ? "offer(" + values.get(0) + ")" : "offer(List.of("
+                + values.stream().map(Value::toString).collect(Collectors.joining(", ")) + "))";
         }
     }
 
@@ -241,27 +250,11 @@ class RingsModelTest {
         }
     }
 
-    /** Batches of up to four messages, cut to records of at most half the capacity. */
-    private static Arbitrary<List<byte[]>> batches(Spsc s) {
-        return messages(s.maxPayload).list().ofMinSize(0).ofMaxSize(4).map(ms -> {
-            List<byte[]> batch = new ArrayList<>();
-            int bytes = 0;
-            for (byte[] m : ms) {
-                bytes += SpscRingDescriptor.recordLength(m.length);
-                if (bytes > s.capacity / 2) {
-                    break;
-                }
-                batch.add(m);
-            }
-            return batch;
-        });
-    }
-
     @Provide
     Arbitrary<ActionChain<Spsc>> spscChains() {
         return ActionChain.<Spsc>startWith(() -> new Spsc(capacity))
-            .withAction(4, dependent(s -> messages(s.maxPayload).map(m -> new SpscOffer(List.of(m), true))))
-            .withAction(3, dependent(s -> batches(s).map(b -> new SpscOffer(b, false))))
+            .withAction(4, action(ModelChains.values().map(v -> new SpscOffer(List.of(v), true))))
+            .withAction(3, action(ModelChains.values().list().ofMaxSize(4).map(b -> new SpscOffer(b, false))))
             .withAction(6, action(Arbitraries.just(new SpscPoll())))
             .withAction(1, action(Combinators.combine(Arbitraries.integers().between(0, 1),
                 Arbitraries.integers().between(1, 9)).as(SpscTooLong::new)))
@@ -367,9 +360,10 @@ class RingsModelTest {
         }
     }
 
-    record MpscOffer(int c, byte[] message) implements Step<Mpsc> {
+    record MpscOffer(int c, Value v) implements Step<Mpsc> {
         @Override
         public void apply(Mpsc s) {
+            byte[] message = v.bytes(s.payload);
             long p = s.reserved;
             boolean full = p - s.head >= s.slots;
             boolean refresh = p - s.cachedHead[c] >= s.slots;
@@ -405,7 +399,7 @@ class RingsModelTest {
 
         @Override
         public String toString() {
-            return "offer(c" + c + ", " + show(message) + ")";
+            return "offer(c" + c + ", " + v + ")";
         }
     }
 
@@ -499,7 +493,7 @@ class RingsModelTest {
             Arbitraries.integers().between(-3, -1).map(n -> new MpscBadCreate(2, n, SKIP_NS)),
             Arbitraries.longs().between(-2, 0).map(n -> new MpscBadCreate(2, 8, n)));
         return ActionChain.<Mpsc>startWith(() -> new Mpsc(slots, payload))
-            .withAction(4, dependent(s -> Combinators.combine(producer, messages(s.payload)).as(MpscOffer::new)))
+            .withAction(4, action(Combinators.combine(producer, ModelChains.values()).as(MpscOffer::new)))
             .withAction(5, action(Arbitraries.just(new MpscPoll())))
             .withAction(2, action(Arbitraries.of(SKIP_NS / 2, SKIP_NS).map(MpscClock::new)))
             .withAction(1, action(Combinators.combine(producer, Arbitraries.integers().between(1, 9))
