@@ -15,7 +15,11 @@ import dev.remora.verbs.RemoteAddress;
  * {@link #close()} frees.
  *
  * <p>An instance is a handle for one thread. At most one handle may call {@link #set} at a time, over the register's
- * whole life (hand the writer's role over only after its last {@code set} returned); any handle may {@link #get}.
+ * whole life, and a handle holds the writer's role once: to hand the role over (after the last {@code set} returned),
+ * the new writer attaches a new handle, whose first {@code set} learns the last tag. A handle that gave the role away
+ * must not {@code set} again, even when the role comes back to its thread: its tag counter has not seen the writes
+ * made meanwhile, so it would reuse a tag, and a reader concurrent with that {@code set} could take words of both
+ * writes for one value. Any handle may {@link #get}.
  *
  * <table>
  *   <caption>Verbs and cost per method (uncontended)</caption>

@@ -22,8 +22,10 @@ package dev.remora.objects;
  * {@code SLOTS_OFFSET + position % capacity}. A record never straddles the end of the area: when it does not fit
  * before the end, a PAD length word is written at the position and the record starts at offset 0 of the area. Every
  * record is 8-byte aligned and at least 8 bytes long, so the PAD word always fits. A payload is at most
- * {@code capacity / 2 - 8} bytes, so any record fits into an empty ring whatever the position (it fits before the end,
- * or after the pad). The region needs {@code LOCAL_WRITE}, {@code REMOTE_WRITE} and {@code REMOTE_READ}, and must not
+ * {@code (capacity / 2 rounded down to a multiple of 8) - 8} bytes, so that its record is at most {@code capacity / 2}
+ * bytes, the bound on a batch's records (with {@code capacity / 2 - 8}, a longest payload's record would exceed half a
+ * capacity that is an odd multiple of 8, and {@code offer} would refuse it); so any record fits into an empty ring
+ * whatever the position (it fits before the end, or after the pad). The region needs {@code LOCAL_WRITE}, {@code REMOTE_WRITE} and {@code REMOTE_READ}, and must not
  * be registered with relaxed ordering (R19 would drop the order of data and tail, R6).
  */
 public final class SpscRingDescriptor {
@@ -58,7 +60,7 @@ public final class SpscRingDescriptor {
      * @return the largest payload a ring of this capacity accepts
      */
     public static int maxPayload(int capacity) {
-        return capacity / 2 - LENGTH_WORD;
+        return (capacity / 2 & ~7) - LENGTH_WORD;
     }
 
     /**
