@@ -270,6 +270,7 @@ public final class CuckooMap implements AutoCloseable {
     private final WaitTag tag;
     private final WorkRequest[] wrs;
     private long sequence;
+    private long kicks;
     private boolean broken;
     private boolean closed;
 
@@ -391,6 +392,11 @@ public final class CuckooMap implements AutoCloseable {
     /** @return the capacity in key-value pairs: rows &times; slots */
     public int capacity() {
         return rows * slots;
+    }
+
+    /** @return how many inserts of this handle moved keys along a kick path */
+    public long kicks() {
+        return kicks;
     }
 
     /** @return the largest key, in bytes */
@@ -616,6 +622,7 @@ public final class CuckooMap implements AutoCloseable {
                     images = new Image[] {new Image(oo, firstFree(heldRowAt(oo)), image(key, value))};
                 } else if (path != null && pathHolds(path)) {
                     images = kickImages(path, key, value);
+                    kicks++;
                 } else {
                     release();
                     path = search(r1, r2, at1, at2);

@@ -208,6 +208,58 @@ class CuckooMapTest {
         }
     }
 
+    /**
+     * The intent log lands in the layout the descriptor fixes: every word of the used prefix tagged with the op's
+     * sequence, the two rows held with the versions read under their locks, and the slot image written; and the slot
+     * in the row carries the tag {@code version + 1}, which the row's version now equals.
+     */
+    @Test
+    void anUpdateWritesItsIntentLogAndTagsItsSlotWithTheNewVersion() {
+        Params p = new Params().rows(16).slotsPerRow(2);
+        try (CuckooMap m = CuckooMap.create(ep, home, p); Endpoint raw = Endpoint.open(fabric.addNode("raw"))) {
+            m.put(b("first"), b("1"));
+            m.put(b("k"), b("v"));
+            int k = p.keyCapacity();
+            int v = p.valueCapacity();
+            int slotWords = CuckooTableDescriptor.slotWords(k, v);
+            int used = CuckooTableDescriptor.usedLogWords(2, 1, k, v);
+            long[] logWords = new long[used];
+            RemoteAddress logAt = m.address().plus(CuckooTableDescriptor.logOffset(m.clientId(), k, v));
+            for (int i = 0; i < used; i++) {
+                logWords[i] = raw.readLong(logAt.plus(8L * i));
+            }
+            int seq = CuckooTableDescriptor.tagOf(logWords[0]);
+            assertEquals(2, seq, "the handle's second op");
+            for (long w : logWords) {
+                assertEquals(seq, CuckooTableDescriptor.tagOf(w), "every log word carries the op's sequence");
+            }
+            assertEquals(CuckooTableDescriptor.logHeader(2, 1), CuckooTableDescriptor.dataOf(logWords[0]));
+            int r1 = m.row1(b("k"));
+            int r2 = m.row2(b("k"), r1);
+            int[] rows = {CuckooTableDescriptor.dataOf(logWords[1]), CuckooTableDescriptor.dataOf(logWords[4])};
+            assertEquals(Math.min(r1, r2), rows[0], "rows held in row order");
+            assertEquals(Math.max(r1, r2), rows[1]);
+            int placement = CuckooTableDescriptor.dataOf(logWords[7]);
+            int row = rows[placement & 0xFF];
+            int slot = placement >>> 8;
+            long loggedVersion = CuckooTableDescriptor.dataOf(logWords[2 + 3 * (placement & 0xFF)]) & 0xFFFF_FFFFL;
+            RemoteAddress rowAt = m.address().plus(CuckooTableDescriptor.rowOffset(row, 2, p.clients(), k, v));
+            assertEquals(loggedVersion + 1, raw.readLong(rowAt.plus(CuckooTableDescriptor.VERSION_IN_ROW)));
+            assertEquals(0, raw.readLong(rowAt.plus(CuckooTableDescriptor.LOCK_IN_ROW)), "unlocked");
+            RemoteAddress slotAt = rowAt.plus(CuckooTableDescriptor.slotInRow(slot, k, v));
+            for (int i = 0; i < slotWords; i++) {
+                long word = raw.readLong(slotAt.plus(8L * i));
+                assertEquals((int) (loggedVersion + 1), CuckooTableDescriptor.tagOf(word), "slot word " + i);
+                assertEquals(CuckooTableDescriptor.dataOf(logWords[8 + i]), CuckooTableDescriptor.dataOf(word),
+                    "the logged image is the slot's, word " + i);
+            }
+            int header = CuckooTableDescriptor.dataOf(logWords[8]);
+            assertEquals(CuckooTableDescriptor.KIND_INLINE, CuckooTableDescriptor.kindOf(header));
+            assertEquals(1, CuckooTableDescriptor.keyLengthOf(header));
+            assertEquals(1, CuckooTableDescriptor.valueLengthOf(header));
+        }
+    }
+
     /** GET: one doorbell, one round trip; an update (replace or insert into a free slot): two. */
     @Test
     void roundTripsPerOperation() {
