@@ -64,6 +64,11 @@ public final class CuckooMap implements AutoCloseable {
     public static final int MAX_LOCK_ATTEMPTS = 1 << 12;
     /** Most rows one breadth-first search for a kick path reads. */
     public static final int MAX_SEARCH_ROWS = 128;
+    /**
+     * A slot whose tag is this many versions or more behind its row's is rewritten unchanged (with a fresh tag) by the
+     * next writer that holds the row, so that no tag ever falls 2^31 behind and reads as ahead modulo 2^32.
+     */
+    public static final long REFRESH_AGE = 1L << 30;
 
     private static final long HASH1_SEED = 0x9E3779B97F4A7C15L;
     private static final long HASH2_SEED = 0xC2B2AE3D27D4EB4FL;
@@ -574,6 +579,15 @@ public final class CuckooMap implements AutoCloseable {
                 pause(attempt);
                 continue;
             }
+            Image[] stale = staleImages();
+            if (stale.length > 0) {
+                if (endpoint.nanoTime() - lockedAt >= leaseNs - marginNs) {
+                    release();
+                } else {
+                    commit(stale); // an update of its own: the slots' contents unchanged, their tags fresh
+                }
+                continue;
+            }
             int o1 = ordinal(r1);
             int o2 = ordinal(r2);
             long at1 = heldRowAt(o1);
@@ -748,6 +762,27 @@ public final class CuckooMap implements AutoCloseable {
         doorbell(c, "log, slot WRITEs, version bumps and unlocks");
         checkUnlocked(n);
         heldCount = 0;
+    }
+
+    /**
+     * The slots of the rows held whose tag is {@link #REFRESH_AGE} or more behind the row's version (every slot's
+     * tag stays within 2^30 of it, so the GET's modular comparison never mistakes an old slot for a new one), at most
+     * {@link CuckooTableDescriptor#MAX_LOG_IMAGES}, as images of their own contents.
+     */
+    private Image[] staleImages() {
+        Image[] found = new Image[CuckooTableDescriptor.MAX_LOG_IMAGES];
+        int n = 0;
+        for (int o = 0; o < heldCount && n < found.length; o++) {
+            long at = heldRowAt(o);
+            int version = (int) local.getLong(at + CuckooTableDescriptor.VERSION_IN_ROW);
+            for (int s = 0; s < slots && n < found.length; s++) {
+                long t = slotTag(local, at, s);
+                if (t != TORN && ((version - (int) t) & 0xFFFF_FFFFL) >= REFRESH_AGE) {
+                    found[n++] = new Image(o, s, dataOf(local, at, s));
+                }
+            }
+        }
+        return Arrays.copyOf(found, n);
     }
 
     private void checkUnlocked(int n) {

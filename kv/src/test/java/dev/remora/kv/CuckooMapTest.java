@@ -260,6 +260,37 @@ class CuckooMapTest {
         }
     }
 
+    /**
+     * A slot that is not rewritten while its row's version advances would, after 2^31 bumps, compare as newer than the
+     * version modulo 2^32 and every GET of the row would be rejected: writers refresh slots 2^30 behind. The versions
+     * are advanced here by FETCH_ADD (the only way they change), 2^30 + 5 at a time: twice without a write in between
+     * would leave the slot 2^31 + 10 behind.
+     */
+    @Test
+    void writersRefreshSlotsFarBehindTheirRowsVersion() {
+        Params p = new Params().rows(2).slotsPerRow(2);
+        try (CuckooMap m = CuckooMap.create(ep, home, p); Endpoint raw = Endpoint.open(fabric.addNode("raw"))) {
+            m.put(b("cold"), b("kept"));
+            advanceVersions(raw, m, p, CuckooMap.REFRESH_AGE + 5);
+            assertArrayEquals(b("kept"), m.get(b("cold")));
+            m.put(b("hot"), b("1")); // the writer holds both rows and refreshes every slot 2^30 behind
+            advanceVersions(raw, m, p, CuckooMap.REFRESH_AGE + 5);
+            assertArrayEquals(b("kept"), m.get(b("cold")), "the cold slot was refreshed, so it reads as old");
+            assertArrayEquals(b("1"), m.get(b("hot")));
+            m.put(b("hot"), b("2"));
+            assertArrayEquals(b("2"), m.get(b("hot")));
+            assertArrayEquals(b("kept"), m.get(b("cold")));
+        }
+    }
+
+    private static void advanceVersions(Endpoint raw, CuckooMap m, Params p, long by) {
+        for (int r = 0; r < p.rows(); r++) {
+            long row = CuckooTableDescriptor.rowOffset(r, p.slotsPerRow(), p.clients(), p.keyCapacity(),
+                p.valueCapacity());
+            raw.faa(m.address().plus(row + CuckooTableDescriptor.VERSION_IN_ROW), by);
+        }
+    }
+
     /** GET: one doorbell, one round trip; an update (replace or insert into a free slot): two. */
     @Test
     void roundTripsPerOperation() {
