@@ -323,6 +323,18 @@ public final class CuckooMap implements AutoCloseable {
      */
     public static CuckooMap create(Endpoint endpoint, Node home, Params params) {
         Objects.requireNonNull(endpoint, "endpoint");
+        return attach(endpoint, allocate(home, params));
+    }
+
+    /**
+     * Allocates an empty table in {@code home}'s memory, as {@link #create} does, without attaching a handle: no
+     * verbs, only the home's CPU stores.
+     *
+     * @param home the node whose memory holds the table
+     * @param params the table's shape
+     * @return the table's address, for {@link #attach}
+     */
+    public static RemoteAddress allocate(Node home, Params params) {
         Objects.requireNonNull(home, "home");
         Objects.requireNonNull(params, "params").conclude();
         long bytes = CuckooTableDescriptor.tableBytes(params.rows(), params.slotsPerRow(), params.clients(),
@@ -338,7 +350,7 @@ public final class CuckooMap implements AutoCloseable {
         // The magic last, sequentially consistent: a client that reads it (after the address was handed over) reads
         // the whole header (R1: the home's stores drain in order; R5: the NIC reads memory).
         region.putLongVolatile(CuckooTableDescriptor.MAGIC_OFFSET, CuckooTableDescriptor.MAGIC);
-        return attach(endpoint, region.remote(0));
+        return region.remote(0);
     }
 
     /**
@@ -1097,11 +1109,21 @@ public final class CuckooMap implements AutoCloseable {
 
     /** @return row h1 of a key */
     int row1(byte[] key) {
-        return (int) (hash(key, HASH1_SEED) & (rows - 1));
+        return row1(key, rows);
     }
 
     /** @return row h2 of a key, never {@code h1} */
     int row2(byte[] key, int h1) {
+        return row2(key, h1, rows);
+    }
+
+    /** @return row h1 of a key in a table of {@code rows} rows */
+    static int row1(byte[] key, int rows) {
+        return (int) (hash(key, HASH1_SEED) & (rows - 1));
+    }
+
+    /** @return row h2 of a key in a table of {@code rows} rows, never {@code h1} */
+    static int row2(byte[] key, int h1, int rows) {
         long h = hash(key, HASH2_SEED);
         return (int) ((h1 + 1 + Long.remainderUnsigned(h, rows - 1)) & (rows - 1));
     }
