@@ -42,11 +42,16 @@ import java.util.Objects;
  *       every row of the path and the key's other row</td><td>4 + levels</td></tr>
  * </table>
  *
+ * <p>A writer that finds, in a row it holds, a slot whose tag is {@value #REFRESH_AGE} or more versions behind the
+ * row's first rewrites it unchanged (one more doorbell 2, and a new doorbell 1), so that no tag falls 2^31 behind and
+ * compares as ahead modulo 2^32 (docs/kv.md, "Old slots are refreshed").
+ *
  * <p>A lock CAS that fails releases the locks taken (CAS me &rarr; 0) and retries with back-off; after
  * {@value #MAX_LOCK_ATTEMPTS} attempts the update answers {@link Status#BUSY}, having changed nothing. A holder posts
  * doorbell 2 only within {@code lease - margin} of posting its lock CASes, and otherwise releases and retries.
  * Crash repair (a lock held past its lease taken over and the intent log rolled forward) is not built yet: a client
- * that crashes between its two doorbells leaves its rows locked, and writers of those rows answer BUSY.
+ * that crashes between its two doorbells leaves its rows locked, and writers of those rows answer BUSY; one that
+ * crashes inside doorbell 2, after a slot WRITE and before that row's bump, also leaves GETs of the row BUSY.
  *
  * <p><b>Errors.</b> A verb that fails throws {@link RemoteAccessException}, one that does not complete in the
  * endpoint's wait budget {@link VerbsTimeoutException}; for an update both are indeterminate (record {@code info}):
