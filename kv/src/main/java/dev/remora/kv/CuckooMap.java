@@ -1175,6 +1175,8 @@ public final class CuckooMap implements AutoCloseable {
         if (tag.post(qp, wrs, n) != QueuePair.POSTED) {
             throw new RemoteAccessException(WcStatus.GENERAL_ERR, what + " to " + table + ": the send queue is full");
         }
+        // R11, R4: the last request completes after every earlier one of the list, and once it has, their results
+        // (READ data, atomics' old values) are in the local buffer for the loads that follow.
         WaitStatus s = tag.await(endpoint.waitBudgetNs());
         if (s == WaitStatus.TIMED_OUT) {
             // R3, R4: requests not completed may still read the staging and write the local rows: never reuse them.

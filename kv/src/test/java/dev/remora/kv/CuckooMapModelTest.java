@@ -73,7 +73,7 @@ class CuckooMapModelTest {
             Arbitraries.integers().between(0, KEYS - 1),
             Arbitraries.bytes().array(byte[].class).ofMaxSize(32),
             Arbitraries.of(true, false)).as(Op::new);
-        return op.list().ofMinSize(30).ofMaxSize(100);
+        return op.list().ofMinSize(50).ofMaxSize(120);
     }
 
     private static byte[] key(int k) {
@@ -134,8 +134,8 @@ class CuckooMapModelTest {
                 }
             }
             Statistics.label("a sequence kicked").collect(m.kicks() > 0);
-            // The table is small enough that most sequences move keys; the property fails if too few do.
-            Statistics.label("a sequence kicked").coverage(c -> c.check(true).percentage(p -> p >= 30));
+            // The table is small enough that most sequences move keys (about 85 % measured); fail if half do not.
+            Statistics.label("a sequence kicked").coverage(c -> c.check(true).percentage(p -> p >= 50));
             for (int k = 0; k < KEYS; k++) {
                 assertArrayEquals(model.get(k), m.get(key(k)), "key " + k + " at the end of " + ops);
             }
