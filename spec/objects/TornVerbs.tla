@@ -53,9 +53,12 @@
 (*                         the thread reads them after ReadDone            *)
 (*  aligned words          a word is one value: words never tear (R18)     *)
 (*                                                                         *)
-(* How to break it: let PlaceWord take words from any WRITE of tw[t][n],   *)
-(* not only the head (drop R6): the single-writer versioned register's     *)
-(* tags no longer move forward and its linearizability fails.              *)
+(* How to break it: drop WritesPlaced from TGetExec (a one-word READ no   *)
+(* longer waits for the QP's WRITEs, R7): the single-writer versioned      *)
+(* register's set returns before its WRITE is placed and                   *)
+(* MCSingleWriterVersionedRegister fails SetLinearizable (checked by       *)
+(* hand). R6 matters to writers with several WRITEs in flight on one QP    *)
+(* (the seqlock twin's three, the rings').                                 *)
 (***************************************************************************)
 EXTENDS BlockingVerbs
 
