@@ -4,6 +4,7 @@
 (* reader r1 on N3, the register (c and the data words) on H.              *)
 (*   MCMultiWriterVersionedRegister.cfg          2 data words, one set per *)
 (*                                               writer, two gets: holds   *)
+(*   MCMultiWriterVersionedRegisterFull.cfg      the same with liveness    *)
 (*   MCMultiWriterVersionedRegisterTakeover.cfg  takeovers after the lease *)
 (*                                               and a crash of w2, one    *)
 (*                                               get: NoMix and            *)

@@ -4,7 +4,7 @@
 (* N2 (and r2 on N3 in the Full model), the register on H.                 *)
 (*   MCSingleWriterVersionedRegister.cfg         2 words, 2 sets, 2 gets:  *)
 (*                                               holds                     *)
-(*   MCSingleWriterVersionedRegister3Full.cfg    3 words, 2 readers: holds *)
+(*   MCSingleWriterVersionedRegister3Full.cfg    3 words: holds            *)
 (*   MCSingleWriterVersionedRegisterSeqlock.cfg  the classic seqlock:      *)
 (*                                               NoMix violated            *)
 (*   MCSingleWriterVersionedRegisterEnds.cfg     3 words, a reader that    *)
