@@ -27,7 +27,9 @@
 (* How to break it: MixedWrite = TRUE (MCCasRegisterMixedWrite.cfg): the   *)
 (* WRITE lands inside a CAS's window (R14) and is overwritten; the CAS     *)
 (* returns the value it read, not the set's value that abs held at its     *)
-(* point (CasLinearizable).                                                *)
+(* point (CasLinearizable). That refutes these points; the set is lost    *)
+(* for good (a later get reads the CAS's value), which no linearization    *)
+(* allows, but the model stops at the first violation.                     *)
 (***************************************************************************)
 EXTENDS BlockingVerbs, FiniteSets
 
