@@ -1,0 +1,4 @@
+---- MODULE MCMultiWriterVersionedRegisterFull ----
+(* A model of MCMultiWriterVersionedRegister.tla; see MCMultiWriterVersionedRegisterFull.cfg. *)
+EXTENDS MCMultiWriterVersionedRegister
+====
