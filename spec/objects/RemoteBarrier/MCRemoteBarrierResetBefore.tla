@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierResetBefore ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierResetBefore.cfg. *)
+EXTENDS MCRemoteBarrier
+====
