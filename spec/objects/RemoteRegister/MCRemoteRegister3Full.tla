@@ -1,0 +1,4 @@
+---- MODULE MCRemoteRegister3Full ----
+(* A model of MCRemoteRegister.tla; see MCRemoteRegister3Full.cfg. *)
+EXTENDS MCRemoteRegister
+====

@@ -1,0 +1,4 @@
+---- MODULE MCRemoteRegisterNoFlush ----
+(* A model of MCRemoteRegister.tla; see MCRemoteRegisterNoFlush.cfg. *)
+EXTENDS MCRemoteRegister
+====
