@@ -1,4 +1,0 @@
----- MODULE MCRemoteBarrierResetBefore ----
-(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierResetBefore.cfg. *)
-EXTENDS MCRemoteBarrier
-====
