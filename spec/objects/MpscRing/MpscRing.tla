@@ -33,12 +33,14 @@
 (* each either a producer giving up a reservation before posting (its      *)
 (* half skip timeout passed: offer FULL, the caller offers the message     *)
 (* again with a new reservation) or a crash of a Crashable producer (it    *)
-(* stops; WRITEs it had posted still land). Timing = TRUE is the timing    *)
-(* assumption: the consumer skips only a position whose producer gave it   *)
-(* up or crashed before posting its WRITEs (WRITEs posted in time land     *)
-(* before the skip timeout). Timing = FALSE: any reserved, uncommitted     *)
-(* position may be skipped, in-flight WRITEs included (the documented      *)
-(* risk).                                                                  *)
+(* stops; WRITEs of offers that returned OK still land; those of the offer *)
+(* in progress land, or its commit is lost). The offer's acknowledgement   *)
+(* is then a step of its own (Acked). Timing = TRUE is the timing          *)
+(* assumption: the consumer skips only a position given up before posting  *)
+(* or left uncommitted by a crash, once no WRITE of a crashed producer is  *)
+(* still in flight (WRITEs posted in time land before the skip timeout, or *)
+(* never). Timing = FALSE: any reserved, uncommitted position may be       *)
+(* skipped, in-flight WRITEs included (the documented risk).               *)
 (*                                                                         *)
 (* How to break it: Design = "tail" drops the commit words: the consumer   *)
 (* trusts the tail (loads it, and reads the slot once the tail is past     *)
@@ -85,7 +87,8 @@ Val(pr, k) == PBase[pr] + k + 1
 VARIABLES
     mem,        \* the consumer's memory
     wq,         \* wq[pr]: pr's QP: acknowledged WRITEs not yet placed, each a set of words, oldest first
-    ppc,        \* ppc[pr]: "idle", "wait" (holds a reservation), "read" (READ of the head posted), "done"
+    ppc,        \* ppc[pr]: "idle", "wait" (holds a reservation), "read" (READ of the head posted),
+                \*   "posted" (message and commit posted, not yet acknowledged), "done"
     pk,         \* pk[pr]: the message pr is offering
     ppos,       \* ppos[pr]: its reservation
     pcache,     \* pcache[pr]: its cached head
@@ -110,7 +113,7 @@ consVars == <<chead, cpc, clen, csb, skipped, got, bad>>
 TypeOK ==
     /\ mem \in [Locs -> Int]
     /\ wq \in [Producers -> Seq(SUBSET Word)]
-    /\ ppc \in [Producers -> {"idle", "wait", "read", "done"}]
+    /\ ppc \in [Producers -> {"idle", "wait", "read", "posted", "done"}]
     /\ pk \in [Producers -> 0 .. Msgs] /\ ppos \in [Producers -> Nat] /\ pcache \in [Producers -> Nat]
     /\ crashed \subseteq Crashable /\ budget \in 0 .. FaultBudget
     /\ chead \in 0 .. MaxPos /\ cpc \in {"idle", "tail", "len", "pay"} /\ clen \in Int
@@ -147,19 +150,30 @@ Message(pr) == {[loc |-> LenLoc(ppos[pr] % Slots), val |-> Val(pr, pk[pr])],
                 [loc |-> PayLoc(ppos[pr] % Slots), val |-> Val(pr, pk[pr])]}
 Commit(pr) == {[loc |-> SeqLoc(ppos[pr] % Slots), val |-> ppos[pr] + 1]}
 
-(* The slot is free: post the message and its commit; acknowledged, the     *)
-(* offer returns OK. Not free: READ the head.                               *)
+(* Both WRITEs are acknowledged (R11, ON_ACK: not necessarily placed): the  *)
+(* offer returns OK. Without faults this is one step with the posting (a    *)
+(* crash is the only thing that can come between them).                     *)
+Ack(pr) ==
+    /\ okPos' = okPos \cup {ppos[pr]}
+    /\ pk' = [pk EXCEPT ![pr] = @ + 1]
+    /\ ppc' = [ppc EXCEPT ![pr] = IF pk[pr] + 1 = Msgs THEN "done" ELSE "idle"]
+
+(* The slot is free: post the message and its commit; not free: READ the   *)
+(* head.                                                                    *)
 Write(pr) ==
     /\ Live(pr) /\ ppc[pr] = "wait"
     /\ IF ppos[pr] - pcache[pr] < Slots
        THEN \* R6: the commit WRITE follows the message WRITE on the same QP, so it lands after all its words.
             /\ wq' = [wq EXCEPT ![pr] = Append(Append(@, Message(pr)), Commit(pr))]
-            /\ okPos' = okPos \cup {ppos[pr]}
-            /\ pk' = [pk EXCEPT ![pr] = @ + 1]
-            /\ ppc' = [ppc EXCEPT ![pr] = IF pk[pr] + 1 = Msgs THEN "done" ELSE "idle"]
+            /\ IF Skips THEN ppc' = [ppc EXCEPT ![pr] = "posted"] /\ UNCHANGED <<pk, okPos>> ELSE Ack(pr)
        ELSE /\ ppc' = [ppc EXCEPT ![pr] = "read"]
-            /\ UNCHANGED <<wq, okPos, pk>>
+            /\ UNCHANGED <<wq, pk, okPos>>
     /\ UNCHANGED <<mem, ppos, pcache, crashed, budget, consVars, resv, abandoned>>
+
+Acked(pr) ==
+    /\ Live(pr) /\ ppc[pr] = "posted"
+    /\ Ack(pr)
+    /\ UNCHANGED <<mem, wq, ppos, pcache, crashed, budget, consVars, resv, abandoned>>
 
 (* R7: the READ executes after the producer's earlier WRITEs are placed; it *)
 (* sees memory, not the consumer's store buffer (R5).                       *)
@@ -178,14 +192,23 @@ GiveUp(pr) ==
     /\ ppc' = [ppc EXCEPT ![pr] = "idle"]
     /\ UNCHANGED <<mem, wq, pk, ppos, pcache, crashed, consVars, resv, okPos>>
 
+(* The producer's node crashes: it stops. WRITEs of earlier offers were     *)
+(* acknowledged and still land; the WRITEs of an offer not yet acknowledged *)
+(* land or not: here either all of them land, or the commit is lost (the    *)
+(* message's words may land, which covers their being lost too). A          *)
+(* reservation left uncommitted for good is abandoned.                      *)
 Crash(pr) ==
     /\ Skips /\ budget > 0 /\ pr \in Crashable /\ Live(pr)
     /\ budget' = budget - 1
     /\ crashed' = crashed \cup {pr}
-    /\ abandoned' = IF ppc[pr] \in {"wait", "read"} THEN abandoned \cup {ppos[pr]} ELSE abandoned
-    /\ UNCHANGED <<mem, wq, ppc, pk, ppos, pcache, consVars, resv, okPos>>
+    /\ \/ /\ abandoned' = IF ppc[pr] \in {"wait", "read"} THEN abandoned \cup {ppos[pr]} ELSE abandoned
+          /\ UNCHANGED wq
+       \/ /\ ppc[pr] = "posted" /\ wq[pr] # <<>> /\ wq[pr][Len(wq[pr])] = Commit(pr)
+          /\ wq' = [wq EXCEPT ![pr] = SubSeq(@, 1, Len(@) - 1)]
+          /\ abandoned' = abandoned \cup {ppos[pr]}
+    /\ UNCHANGED <<mem, ppc, pk, ppos, pcache, consVars, resv, okPos>>
 
-Producer(pr) == Reserve(pr) \/ Write(pr) \/ ReadHead(pr)
+Producer(pr) == Reserve(pr) \/ Write(pr) \/ Acked(pr) \/ ReadHead(pr)
 
 (***************************************************************************)
 (* Consumer.                                                               *)
@@ -223,11 +246,12 @@ LoadPay ==
     /\ cpc' = "idle"
     /\ UNCHANGED <<mem, wq, prodVars, clen, resv, abandoned, skipped, okPos>>
 
-(* Not committed: load the tail; reserved and (Timing) abandoned: skip.     *)
+(* Not committed: load the tail; reserved and (Timing) abandoned, with no   *)
+(* WRITE of a crashed producer still in flight: skip.                       *)
 LoadTailSkip ==
     /\ cpc = "tail"
     /\ cpc' = "idle"
-    /\ IF Load(TailLoc) > chead /\ (Timing => chead \in abandoned)
+    /\ IF Load(TailLoc) > chead /\ (Timing => chead \in abandoned /\ \A pr \in crashed : wq[pr] = <<>>)
        THEN \/ /\ csb' = csb \o <<[loc |-> SeqLoc(Slot), val |-> -(chead + 1)], [loc |-> HeadLoc, val |-> chead + 1]>>
                /\ chead' = chead + 1
                /\ skipped' = skipped \cup {chead}
