@@ -1,0 +1,4 @@
+---- MODULE MCCasRegisterMixedWrite ----
+(* A model of MCCasRegister.tla; see MCCasRegisterMixedWrite.cfg. *)
+EXTENDS MCCasRegister
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMultiWriterVersionedRegisterNoCas ----
+(* A model of MCMultiWriterVersionedRegister.tla; see MCMultiWriterVersionedRegisterNoCas.cfg. *)
+EXTENDS MCMultiWriterVersionedRegister
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMultiWriterVersionedRegisterTakeover ----
+(* A model of MCMultiWriterVersionedRegister.tla; see MCMultiWriterVersionedRegisterTakeover.cfg. *)
+EXTENDS MCMultiWriterVersionedRegister
+====

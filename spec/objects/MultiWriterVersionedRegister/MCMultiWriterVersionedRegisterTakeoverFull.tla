@@ -1,0 +1,4 @@
+---- MODULE MCMultiWriterVersionedRegisterTakeoverFull ----
+(* A model of MCMultiWriterVersionedRegister.tla; see MCMultiWriterVersionedRegisterTakeoverFull.cfg. *)
+EXTENDS MCMultiWriterVersionedRegister
+====

@@ -1,0 +1,4 @@
+---- MODULE MCShardedCounterFull ----
+(* A model of MCShardedCounter.tla; see MCShardedCounterFull.cfg. *)
+EXTENDS MCShardedCounter
+====

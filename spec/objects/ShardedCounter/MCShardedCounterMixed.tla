@@ -1,0 +1,4 @@
+---- MODULE MCShardedCounterMixed ----
+(* A model of MCShardedCounter.tla; see MCShardedCounterMixed.cfg. *)
+EXTENDS MCShardedCounter
+====

@@ -1,0 +1,4 @@
+---- MODULE MCSingleWriterVersionedRegisterEnds ----
+(* A model of MCSingleWriterVersionedRegister.tla; see MCSingleWriterVersionedRegisterEnds.cfg. *)
+EXTENDS MCSingleWriterVersionedRegister
+====

@@ -1,0 +1,4 @@
+---- MODULE MCSingleWriterVersionedRegisterSeqlock ----
+(* A model of MCSingleWriterVersionedRegister.tla; see MCSingleWriterVersionedRegisterSeqlock.cfg. *)
+EXTENDS MCSingleWriterVersionedRegister
+====
