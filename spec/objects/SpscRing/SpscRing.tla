@@ -23,7 +23,7 @@
 (*     CPU store, after the loads, R1).                                    *)
 (* Record m's words hold m + 1 (0: never written).                          *)
 (*                                                                         *)
-(* Checked: TypeOK; NoStaleRead (every word the consumer loads for         *)
+(* Checked: RingTypeOK; NoStaleRead (every word the consumer loads for         *)
 (* position h is record h's: it never reads an unwritten, half-written or  *)
 (* previous-lap record); FifoDelivery (the messages delivered are 0, 1, 2, *)
 (* ... in order: no loss, no duplicate); AllDelivered (liveness: every     *)
@@ -35,31 +35,34 @@
 (* (R10), the tail lands before the record and the consumer loads a word  *)
 (* that was never written (NoStaleRead fails).                             *)
 (*                                                                         *)
-(* The RDMA layer is written here (the WRITE queues wq and wq2, Place): a  *)
-(* multi-word WRITE is a set of words placed one at a time, the head WRITE *)
-(* of a queue first. The producer's head READ executes once its QP's       *)
-(* earlier WRITEs are placed (R7) and returns memory, not the consumer's   *)
-(* store buffer (R5).                                                      *)
+(* The RDMA layer is TornVerbs (on BlockingVerbs): StartWrites posts the   *)
+(* record and the tail on the producer's QP, PlaceWord lands them word by  *)
+(* word; the split-QP twin posts the tail through a second thread of the   *)
+(* producer (Producer.attachUnsafeSplitQueuePairs' second endpoint), whose *)
+(* QP nothing orders against the first (R10). The head READ is a one-word  *)
+(* READ (TGetExec: after the QP's WRITEs, R7) and sees memory, not the     *)
+(* consumer's store buffer (R5). The consumer uses CpuLoad and CpuStore.   *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS TornVerbs, FiniteSets
 
 CONSTANTS
     Cap,        \* slots
     Msgs,       \* messages the producer offers
-    SplitQp     \* TRUE: the tail WRITE goes on another QP than the records (unsafe)
+    SplitQp,    \* TRUE: the tail WRITE goes on another QP than the records (unsafe)
+    Prod,       \* the producer thread
+    Prod2,      \* the producer's second endpoint (SplitQp only)
+    Cons,       \* the consumer thread, on the ring's node
+    Ring,       \* the consumer's node
+    TailLoc,    \* the tail word
+    HeadLoc,    \* the head word
+    LenLoc,     \* LenLoc[i]: the length word of slot i
+    PayLoc      \* PayLoc[i]: the payload word of slot i
 
-ASSUME Cap \in Nat \ {0} /\ Msgs \in Nat /\ SplitQp \in BOOLEAN
-
-Slots == 0 .. (Cap - 1)
-TailLoc == <<"tail", 0>>
-HeadLoc == <<"head", 0>>
-Locs == {TailLoc, HeadLoc} \cup {<<"len", i>> : i \in Slots} \cup {<<"pay", i>> : i \in Slots}
-Word == [loc : Locs, val : Int]
+ASSUME /\ Cap \in Nat \ {0} /\ Msgs \in Nat /\ SplitQp \in BOOLEAN
+       /\ Threads = {Prod, Prod2, Cons} /\ NodeOf[Cons] = Ring /\ NodeOf[Prod] # Ring
+       /\ \A l \in Locs : HomeOf[l] = Ring
 
 VARIABLES
-    mem,        \* the consumer's memory
-    wq,         \* the producer's data QP: acknowledged WRITEs not yet placed, each a set of words, oldest first
-    wq2,        \* the second QP (SplitQp only): the tail WRITEs
     ptail,      \* the producer's tail: messages published
     phead,      \* the producer's cached head
     ppc,        \* "idle" or "read" (a READ of the head is posted)
@@ -67,59 +70,59 @@ VARIABLES
     ctail,      \* the consumer's cached tail
     cpc,        \* "idle" or "len" (the length word is loaded)
     clen,       \* the length word loaded
-    csb,        \* the consumer's store buffer (its head stores), oldest first (R1)
     got,        \* ghost: the payloads delivered, in order
     bad         \* ghost: some loaded record word was not that position's record
 
-vars == <<mem, wq, wq2, ptail, phead, ppc, chead, ctail, cpc, clen, csb, got, bad>>
+protoVars == <<ptail, phead, ppc, chead, ctail, cpc, clen, got, bad>>
+vars == <<allVars, protoVars>>
 
-TypeOK ==
-    /\ mem \in [Locs -> Int]
-    /\ wq \in Seq(SUBSET Word) /\ wq2 \in Seq(SUBSET Word)
+RingTypeOK ==
+    /\ TornTypeOK
     /\ ptail \in 0 .. Msgs /\ phead \in 0 .. Msgs /\ ppc \in {"idle", "read"}
     /\ chead \in 0 .. Msgs /\ ctail \in 0 .. Msgs /\ cpc \in {"idle", "len"}
-    /\ csb \in Seq(0 .. Msgs) /\ got \in Seq(Int) /\ bad \in BOOLEAN
+    /\ got \in Seq(Int) /\ bad \in BOOLEAN
 
 Init ==
-    /\ mem = [l \in Locs |-> 0]
-    /\ wq = <<>> /\ wq2 = <<>>
+    /\ TornInit
     /\ ptail = 0 /\ phead = 0 /\ ppc = "idle"
-    /\ chead = 0 /\ ctail = 0 /\ cpc = "idle" /\ clen = 0 /\ csb = <<>>
+    /\ chead = 0 /\ ctail = 0 /\ cpc = "idle" /\ clen = 0
     /\ got = <<>> /\ bad = FALSE
 
 (***************************************************************************)
 (* Producer.                                                               *)
 (***************************************************************************)
-Record(m) == {[loc |-> <<"len", m % Cap>>, val |-> m + 1], [loc |-> <<"pay", m % Cap>>, val |-> m + 1]}
-TailWrite(p) == {[loc |-> TailLoc, val |-> p]}
+(* Record m's two words, and the tail word, as TornVerbs WRITEs.            *)
+Record(m) == [l \in {LenLoc[m % Cap], PayLoc[m % Cap]} |-> m + 1]
+TailWrite(p) == [l \in {TailLoc} |-> p]
 
 Offer ==
     LET p == ptail + 1 IN
-    /\ ppc = "idle" /\ ptail < Msgs
+    /\ ppc = "idle" /\ ptail < Msgs /\ CanPostT(Prod)
     /\ IF p - phead > Cap
-       THEN /\ ppc' = "read"
-            /\ UNCHANGED <<wq, wq2, ptail>>
+       THEN /\ op' = [op EXCEPT ![Prod] = GetOp(HeadLoc)]
+            /\ ppc' = "read"
+            /\ UNCHANGED <<tw, ptail>>
        ELSE /\ IF SplitQp
                THEN \* R10: records and tail on two QPs, unordered (the unsafe variant).
-                    /\ wq' = Append(wq, Record(ptail))
-                    /\ wq2' = Append(wq2, TailWrite(p))
+                    tw' = [tw EXCEPT ![Prod][Ring] = Append(@, Words(Record(ptail))),
+                                     ![Prod2][Ring] = Append(@, Words(TailWrite(p)))]
                ELSE \* R6: the tail WRITE follows the record WRITE on the same QP, so it lands after every word.
-                    /\ wq' = Append(Append(wq, Record(ptail)), TailWrite(p))
-                    /\ UNCHANGED wq2
+                    StartWrites(Prod, <<Record(ptail), TailWrite(p)>>)
             /\ ptail' = p
-            /\ UNCHANGED ppc
-    /\ UNCHANGED <<mem, phead, chead, ctail, cpc, clen, csb, got, bad>>
+            /\ UNCHANGED <<op, ppc>>
+    /\ UNCHANGED <<mem, sb, pend, tr, phead, chead, ctail, cpc, clen, got, bad>>
 
-(* The READ of the head executes after the data QP's earlier WRITEs are     *)
-(* placed (R7) and sees memory, not the consumer's store buffer (R5). If    *)
-(* the ring is still full, the offer answers FULL and the caller retries.   *)
-ReadHead ==
-    /\ ppc = "read" /\ wq = <<>>
-    /\ phead' = mem[HeadLoc]
+(* The READ of the head completed (it ran after the QP's earlier WRITEs     *)
+(* were placed, R7, and saw memory, R5). If the ring is still full, the     *)
+(* offer answers FULL and the caller retries.                               *)
+HeadRead ==
+    /\ ppc = "read" /\ Completed(Prod)
+    /\ phead' = Result(Prod)
+    /\ op' = [op EXCEPT ![Prod] = NoOp]
     /\ ppc' = "idle"
-    /\ UNCHANGED <<mem, wq, wq2, ptail, chead, ctail, cpc, clen, csb, got, bad>>
+    /\ UNCHANGED <<mem, sb, pend, tornVars, ptail, chead, ctail, cpc, clen, got, bad>>
 
-Producer == Offer \/ ReadHead
+Producer == Offer \/ HeadRead
 
 (***************************************************************************)
 (* Consumer.                                                               *)
@@ -127,58 +130,36 @@ Producer == Offer \/ ReadHead
 (* R6: the tail is placed after the records it covers; R18: one word.      *)
 LoadTail ==
     /\ cpc = "idle" /\ chead = ctail
-    /\ ctail' = mem[TailLoc]
-    /\ UNCHANGED <<mem, wq, wq2, ptail, phead, ppc, chead, cpc, clen, csb, got, bad>>
+    /\ ctail' = CpuLoad(Cons, TailLoc)
+    /\ UNCHANGED <<allVars, ptail, phead, ppc, chead, cpc, clen, got, bad>>
 
 (* R1, R5: this load follows the tail's load and reads memory.             *)
 LoadLen ==
     /\ cpc = "idle" /\ chead < ctail
-    /\ clen' = mem[<<"len", chead % Cap>>]
+    /\ clen' = CpuLoad(Cons, LenLoc[chead % Cap])
     /\ cpc' = "len"
-    /\ UNCHANGED <<mem, wq, wq2, ptail, phead, ppc, chead, ctail, csb, got, bad>>
+    /\ UNCHANGED <<allVars, ptail, phead, ppc, chead, ctail, got, bad>>
 
 LoadPayload ==
-    LET v == mem[<<"pay", chead % Cap>>] IN
+    LET v == CpuLoad(Cons, PayLoc[chead % Cap]) IN
     /\ cpc = "len"
     /\ got' = Append(got, v)
     /\ bad' = (bad \/ clen # chead + 1 \/ v # chead + 1)
     /\ chead' = chead + 1
     \* R1: the store of the head follows the loads of the record it frees (TSO keeps stores after loads).
-    /\ csb' = Append(csb, chead + 1)
+    /\ CpuStore(Cons, HeadLoc, chead + 1)
     /\ cpc' = "idle"
-    /\ UNCHANGED <<mem, wq, wq2, ptail, phead, ppc, ctail, clen>>
+    /\ UNCHANGED <<mem, pend, op, tornVars, ptail, phead, ppc, ctail, clen>>
 
 Consumer == LoadTail \/ LoadLen \/ LoadPayload
 
-(***************************************************************************)
-(* Memory system.                                                          *)
-(***************************************************************************)
-(* One word of the oldest WRITE of a QP lands: any word of it (R18), no     *)
-(* word of a later WRITE of that QP before (R6).                            *)
-Place ==
-    \/ /\ wq # <<>>
-       /\ \E w \in Head(wq) :
-            /\ mem' = [mem EXCEPT ![w.loc] = w.val]
-            /\ wq' = IF Head(wq) = {w} THEN Tail(wq) ELSE [wq EXCEPT ![1] = @ \ {w}]
-       /\ UNCHANGED wq2
-    \/ /\ wq2 # <<>>
-       /\ \E w \in Head(wq2) :
-            /\ mem' = [mem EXCEPT ![w.loc] = w.val]
-            /\ wq2' = IF Head(wq2) = {w} THEN Tail(wq2) ELSE [wq2 EXCEPT ![1] = @ \ {w}]
-       /\ UNCHANGED wq
-Placement == Place /\ UNCHANGED <<ptail, phead, ppc, chead, ctail, cpc, clen, csb, got, bad>>
+Finished ==
+    /\ ptail = Msgs /\ chead = Msgs /\ \A t \in Threads : tw[t][Ring] = <<>> /\ sb[Cons] = <<>>
+    /\ UNCHANGED vars
 
-Drain ==
-    /\ csb # <<>>
-    /\ mem' = [mem EXCEPT ![HeadLoc] = Head(csb)]
-    /\ csb' = Tail(csb)
-    /\ UNCHANGED <<wq, wq2, ptail, phead, ppc, chead, ctail, cpc, clen, got, bad>>
+Next == Producer \/ Consumer \/ (TNicStep /\ UNCHANGED protoVars) \/ Finished
 
-Finished == ptail = Msgs /\ chead = Msgs /\ wq = <<>> /\ wq2 = <<>> /\ csb = <<>> /\ UNCHANGED vars
-
-Next == Producer \/ Consumer \/ Placement \/ Drain \/ Finished
-
-Spec == Init /\ [][Next]_vars /\ WF_vars(Producer) /\ WF_vars(Consumer) /\ WF_vars(Placement) /\ WF_vars(Drain)
+Spec == Init /\ [][Next]_vars /\ TNicFairness /\ WF_vars(Producer) /\ WF_vars(Consumer)
 
 (***************************************************************************)
 (* Properties.                                                             *)
