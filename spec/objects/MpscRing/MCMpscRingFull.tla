@@ -1,0 +1,4 @@
+---- MODULE MCMpscRingFull ----
+(* A model of MCMpscRing.tla; see MCMpscRingFull.cfg. *)
+EXTENDS MCMpscRing
+====

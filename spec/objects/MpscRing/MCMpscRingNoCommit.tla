@@ -1,0 +1,4 @@
+---- MODULE MCMpscRingNoCommit ----
+(* A model of MCMpscRing.tla; see MCMpscRingNoCommit.cfg. *)
+EXTENDS MCMpscRing
+====

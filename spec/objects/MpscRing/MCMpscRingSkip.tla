@@ -1,0 +1,4 @@
+---- MODULE MCMpscRingSkip ----
+(* A model of MCMpscRing.tla; see MCMpscRingSkip.cfg. *)
+EXTENDS MCMpscRing
+====

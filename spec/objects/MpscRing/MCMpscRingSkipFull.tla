@@ -1,0 +1,4 @@
+---- MODULE MCMpscRingSkipFull ----
+(* A model of MCMpscRing.tla; see MCMpscRingSkipFull.cfg. *)
+EXTENDS MCMpscRing
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMpscRingSkipLate ----
+(* A model of MCMpscRing.tla; see MCMpscRingSkipLate.cfg. *)
+EXTENDS MCMpscRing
+====

@@ -1,0 +1,4 @@
+---- MODULE MCMpscRingSkipLateData ----
+(* A model of MCMpscRing.tla; see MCMpscRingSkipLateData.cfg. *)
+EXTENDS MCMpscRing
+====

@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrier3Full ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrier3Full.cfg. *)
+EXTENDS MCRemoteBarrier
+====

@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierCountPass ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierCountPass.cfg. *)
+EXTENDS MCRemoteBarrier
+====

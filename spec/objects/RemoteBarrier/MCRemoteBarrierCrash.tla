@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierCrash ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierCrash.cfg. *)
+EXTENDS MCRemoteBarrier
+====

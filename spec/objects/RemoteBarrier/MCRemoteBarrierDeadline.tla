@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierDeadline ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierDeadline.cfg. *)
+EXTENDS MCRemoteBarrier
+====

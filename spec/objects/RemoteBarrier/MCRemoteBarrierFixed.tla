@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierFixed ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierFixed.cfg. *)
+EXTENDS MCRemoteBarrier
+====

@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierResetAfter ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierResetAfter.cfg. *)
+EXTENDS MCRemoteBarrier
+====

@@ -1,0 +1,4 @@
+---- MODULE MCRemoteBarrierResetBeforeFull ----
+(* A model of MCRemoteBarrier.tla; see MCRemoteBarrierResetBeforeFull.cfg. *)
+EXTENDS MCRemoteBarrier
+====

@@ -1,0 +1,4 @@
+---- MODULE MCSpscRingSplitQp ----
+(* A model of MCSpscRing.tla; see MCSpscRingSplitQp.cfg. *)
+EXTENDS MCSpscRing
+====
