@@ -27,16 +27,16 @@
 (* round) and LivePartiesEnd (with deadlines, and a crash: every live      *)
 (* party returns from every await it makes, PASSED or BROKEN).             *)
 (*                                                                         *)
-(* Found: the code (Decide = "code") fails BreakXorRelease once deadlines  *)
-(* can pass (MCRemoteBarrierDeadline): t1 passes round 0 and arrives in    *)
-(* round 1 while t2, a waiter of round 0, has not yet seen the release;    *)
-(* t1's deadline passes and it breaks round 1 (state := BrokenBit + 1);    *)
-(* t2's next READ sees the broken bit, which await() tests first, and t2   *)
-(* returns BROKEN for round 0, which was released. The breaking CAS's old  *)
-(* value is read the same way (a CAS that lost to the release and to a     *)
-(* break of the next round; TLC's first trace is the READ's). Decide =     *)
-(* "generation" (the fix: PASSED when the generation is past the round,    *)
-(* broken bit or not; BROKEN only when the round itself is broken) holds   *)
+(* Found: a waiter that tests the broken bit first (Decide =             *)
+(* "brokenFirst", RemoteBarrier.await as first written) fails             *)
+(* BreakXorRelease once deadlines can pass (MCRemoteBarrierDeadline): t1  *)
+(* passes round 0 and arrives in round 1 while t2, a waiter of round 0,   *)
+(* has not yet seen the release; t1's deadline passes and it breaks round *)
+(* 1 (state := BrokenBit + 1); t2's next READ sees the broken bit and t2  *)
+(* returns BROKEN for round 0, which was released. The breaking CAS's old *)
+(* value is read the same way. Decide = "generation" (PASSED when the     *)
+(* generation is past the round, broken bit or not; BROKEN only when the  *)
+(* round itself is broken) is what await does now, and it holds           *)
 (* (MCRemoteBarrierFixed, MCRemoteBarrierCrash, MCRemoteBarrier3Full).     *)
 (*                                                                         *)
 (* How to break it: Design = "resetAfter" resets the count to 0 with a     *)
@@ -63,7 +63,7 @@ CONSTANTS
     Design,     \* "ticket" (the code), "resetBefore", "resetAfter"
     WaitOn,     \* "state" (the code) or "count" (a broken waiter)
     Deadlines,  \* TRUE: a waiter's deadline may pass (and, under fairness, does)
-    Decide,     \* "code": a waiter tests the broken bit first; "generation": the generation first
+    Decide,     \* "brokenFirst": a waiter tests the broken bit first; "generation": the generation first (the code)
     BrokenBit   \* the broken bit (any value above every generation)
 
 VARIABLES
@@ -82,7 +82,7 @@ RoundSet == 0 .. (Rounds - 1)
 
 ASSUME /\ Design \in {"ticket", "resetBefore", "resetAfter"} /\ WaitOn \in {"state", "count"}
        /\ WaitOn = "count" => Design = "ticket"
-       /\ Decide \in {"code", "generation"} /\ Deadlines \in BOOLEAN /\ BrokenBit > Rounds /\ WordMod > N * Rounds
+       /\ Decide \in {"brokenFirst", "generation"} /\ Deadlines \in BOOLEAN /\ BrokenBit > Rounds /\ WordMod > N * Rounds
        /\ HomeOf["arrivals"] = Home /\ HomeOf["state"] = Home
        /\ \A t \in Threads : NodeOf[t] # Home
 
@@ -99,10 +99,10 @@ Go(t, l) == pc' = [pc EXCEPT ![t] = l]
 IsBroken(s) == s >= BrokenBit
 Gen(s) == IF IsBroken(s) THEN s - BrokenBit ELSE s
 (* Whether a state word read or replaced by a waiter of round r shows r      *)
-(* released. The code tests the broken bit first, so a break of a LATER      *)
-(* round (by a party that passed r and arrived again) hides r's release;     *)
-(* "generation" looks at the generation first.                               *)
-ShowsRelease(s, r) == IF Decide = "code" THEN ~IsBroken(s) /\ s > r ELSE Gen(s) > r
+(* released. "brokenFirst" tests the broken bit first, so a break of a      *)
+(* LATER round (by a party that passed r and arrived again) hides r's        *)
+(* release; "generation" (the code) looks at the generation first.          *)
+ShowsRelease(s, r) == IF Decide = "brokenFirst" THEN ~IsBroken(s) /\ s > r ELSE Gen(s) > r
 (* The round t's await belongs to, as t computes it.                         *)
 Round(t) == IF Design = "ticket" THEN tk[t] \div N ELSE rnd[t]
 

@@ -39,7 +39,9 @@ import java.util.Objects;
  * tries {@code CAS(state: r -> r + 1)}. Both expect {@code r}, so exactly one succeeds and the round is either released
  * for everybody or broken for everybody; a waiter whose breaking CAS fails because the release came first passes. Every
  * waiter polls the state word, so once it is broken each live waiter of the round returns {@link Status#BROKEN} at its
- * next READ, before its own timeout. The broken bit is never cleared: a party that arrives late into a broken round,
+ * next READ, before its own timeout. A waiter decides by the generation first: if it is past the waiter's round, that
+ * round was released and the waiter passed, even when the broken bit is set (a party that passed may already have
+ * arrived in the next round and broken it before a slow waiter's next READ). The broken bit is never cleared: a party that arrives late into a broken round,
  * or calls {@code await} again afterwards, sees {@code BROKEN} at once (its FETCH_ADD and one READ, or the failed
  * release CAS if it is the round's last arrival), without waiting for its timeout. A broken barrier is not reused:
  * create a new one. A party that crashed before arriving thus breaks its round at the first timeout of another; one
@@ -151,16 +153,18 @@ public final class RemoteBarrier {
         int spins = 1;
         while (true) {
             long s = endpoint.readLong(state);
+            // The generation decides first: a later round may be broken already (BROKEN | g with g > round) when
+            // this round was released, and then this party passed.
+            if (RemoteBarrierDescriptor.generation(s) > round) {
+                return new Result(Status.PASSED, round, index);
+            }
             if (RemoteBarrierDescriptor.isBroken(s)) {
                 return new Result(Status.BROKEN, round, index);
-            }
-            if (s > round) {
-                return new Result(Status.PASSED, round, index);
             }
             if (endpoint.nanoTime() - deadline >= 0) {
                 // The same expected value as the release CAS: exactly one of the two succeeds (rao).
                 long old = endpoint.cas(state, round, RemoteBarrierDescriptor.BROKEN | round);
-                boolean released = !RemoteBarrierDescriptor.isBroken(old) && old > round;
+                boolean released = RemoteBarrierDescriptor.generation(old) > round;
                 return new Result(released ? Status.PASSED : Status.BROKEN, round, index);
             }
             for (int i = 0; i < spins; i++) {

@@ -26,6 +26,33 @@ class RemoteBarrierTest {
     private static final long LONG_WAIT_NS = 20_000_000_000L;
 
     /**
+     * A slow waiter of a released round passes even when a later round is broken already. Two parties: the waiter
+     * arrives first in round 0 (ticket 0); before its first READ, the other party arrives last (releasing round 0:
+     * state 1), arrives in round 1 and times out, breaking it (state BROKEN | 1). The waiter's READ then finds
+     * BROKEN | 1, and its round 0 was released. The other party's steps are its verbs on the barrier's words, posted
+     * here before the waiter's await: the waiter's FETCH_ADD and READ return exactly what they return in that
+     * interleaving (its FETCH_ADD touches only the count, which the other party's steps leave at 0 before it). Found
+     * by TLC (spec/objects/RemoteBarrier, MCRemoteBarrierDeadline); a waiter that looked at the broken bit first
+     * returned BROKEN for a round the other party passed.
+     */
+    @Test
+    void aSlowWaiterOfAReleasedRoundPassesWhenALaterRoundIsBroken() {
+        try (Cluster c = Cluster.fast("home", "waiter", "other")) {
+            RemoteAddress barrier = RemoteBarrier.create(c.node("home"));
+            Endpoint other = c.endpoint("other");
+            RemoteAddress state = barrier.plus(RemoteBarrierDescriptor.STATE_OFFSET);
+            assertEquals(0, other.cas(state, 0, 1), "the other party releases round 0");
+            assertEquals(1, other.cas(state, 1, RemoteBarrierDescriptor.BROKEN | 1), "and breaks round 1");
+            RemoteBarrier waiter = RemoteBarrier.attach(c.endpoint("waiter"), barrier, 2);
+            RemoteBarrier.Result polled = waiter.await(LONG_WAIT_NS);
+            assertEquals(new RemoteBarrier.Result(RemoteBarrier.Status.PASSED, 0, 0), polled,
+                "round 0 was released: its waiter passed");
+            // Its next arrival (ticket 1, the last of round 0 by the count) finds the barrier broken.
+            assertFalse(waiter.await(0).passed());
+        }
+    }
+
+    /**
      * Five parties on three nodes, 300 rounds. Before arriving in round r a party counts itself in {@code arrived[r]};
      * after passing it checks that all five did (nobody passes before everybody arrived), that the round number is
      * r (the barrier is reused round after round), and records its arrival index (each round's are 0 .. 4).
