@@ -2,10 +2,9 @@ package dev.remora.locks;
 
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.testing.HostedSocketFabric;
-import dev.remora.verbs.testing.NodeHost;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
+import dev.remora.verbs.testing.NodeHostExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.util.List;
 import java.util.Map;
 
@@ -15,19 +14,8 @@ import java.util.Map;
  * The home's own thread in the read-modify-write test drives an endpoint on the home by remote control.
  */
 class RemoteLockContractCrossProcessTest extends RemoteLockContract {
-    private NodeHost host;
-
-    @BeforeAll
-    void startHost() {
-        host = NodeHost.start();
-    }
-
-    @AfterAll
-    void stopHost() {
-        if (host != null) {
-            host.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeHostExtension HOST = new NodeHostExtension();
 
     @Override
     protected List<Setting> settings() {
@@ -36,6 +24,6 @@ class RemoteLockContractCrossProcessTest extends RemoteLockContract {
 
     @Override
     protected Fabric openFabric() {
-        return HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("home", "data"), Map.of());
+        return HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("home", "data"), Map.of());
     }
 }

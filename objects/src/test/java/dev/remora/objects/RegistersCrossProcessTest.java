@@ -2,10 +2,9 @@ package dev.remora.objects;
 
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.testing.HostedSocketFabric;
-import dev.remora.verbs.testing.NodeHost;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
+import dev.remora.verbs.testing.NodeHostExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import java.util.Map;
 
 /**
@@ -14,23 +13,12 @@ import java.util.Map;
  */
 class RegistersCrossProcessTest extends RegistersContract {
     private static final HostedSocketFabric.Placement HOME_IN_CHILD = HostedSocketFabric.Placement.named("home");
-    private NodeHost host;
-
-    @BeforeAll
-    void startHost() {
-        host = NodeHost.start();
-    }
-
-    @AfterAll
-    void stopHost() {
-        if (host != null) {
-            host.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeHostExtension HOST = new NodeHostExtension();
 
     @Override
     protected Fabric openFabric() {
-        return HostedSocketFabric.open(host, HOME_IN_CHILD, Map.of());
+        return HostedSocketFabric.open(HOST.host(), HOME_IN_CHILD, Map.of());
     }
 
     @Override

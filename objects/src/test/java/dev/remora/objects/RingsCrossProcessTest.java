@@ -6,11 +6,11 @@ import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.testing.ChildTask;
 import dev.remora.verbs.testing.HostedSocketFabric;
 import dev.remora.verbs.testing.NodeHost;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.remora.verbs.testing.NodeHostExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -33,19 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RingsCrossProcessTest {
     private static final long BOUND_NS = TimeUnit.SECONDS.toNanos(5);
     private static final int SLOTS = 16;
-    private NodeHost host;
-
-    @BeforeAll
-    void startHost() {
-        host = NodeHost.start();
-    }
-
-    @AfterAll
-    void stopHost() {
-        if (host != null) {
-            host.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeHostExtension HOST = new NodeHostExtension();
 
     /** Message {@code i} of producer {@code p}: its producer and sequence number, then a pattern; 5 to max bytes. */
     static byte[] message(int p, int i, int max) {
@@ -159,7 +148,7 @@ class RingsCrossProcessTest {
     @Test
     void spscShouldDeliverEveryMessageOnceInOrderUnderBackPressureAcrossProcesses() {
         int count = 3_000;
-        try (HostedSocketFabric f = HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("producer"),
+        try (HostedSocketFabric f = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("producer"),
             Map.of())) {
             Node cn = f.addNode("consumer");
             Node pn = f.addNode("producer");
@@ -192,7 +181,7 @@ class RingsCrossProcessTest {
         int producers = 3;
         int each = 300;
         long skipNs = TimeUnit.MILLISECONDS.toNanos(200);
-        try (HostedSocketFabric f = HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("p0", "p1"),
+        try (HostedSocketFabric f = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("p0", "p1"),
             Map.of())) {
             Node cn = f.addNode("consumer");
             Node[] pn = {f.addNode("p0"), f.addNode("p1")};

@@ -6,12 +6,11 @@ import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.testing.HostedSocketFabric;
-import dev.remora.verbs.testing.NodeHost;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.remora.verbs.testing.NodeHostExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,23 +31,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ShardedCounterAndBarrierCrossProcessTest {
     private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(20);
-    private NodeHost host;
-
-    @BeforeAll
-    void startHost() {
-        host = NodeHost.start();
-    }
-
-    @AfterAll
-    void stopHost() {
-        if (host != null) {
-            host.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeHostExtension HOST = new NodeHostExtension();
 
     @Test
     void shouldCountEveryIncrementAndReadMonotonicallyAcrossProcesses() throws Exception {
-        try (Fabric fabric = HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("h0", "h1"), Map.of())) {
+        try (Fabric fabric = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("h0", "h1"),
+            Map.of())) {
             Node[] homes = {fabric.addNode("h0"), fabric.addNode("h1")};
             Node[] clients = {fabric.addNode("c0"), fabric.addNode("c1")};
             ShardedCounter.Shards shards = ShardedCounter.create(2, homes);
@@ -107,7 +96,8 @@ class ShardedCounterAndBarrierCrossProcessTest {
     void shouldReleaseNobodyBeforeEveryPartyArrivedAcrossProcesses() throws Exception {
         int parties = 3;
         int rounds = 40;
-        try (Fabric fabric = HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("home"), Map.of())) {
+        try (Fabric fabric = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("home"),
+            Map.of())) {
             Node home = fabric.addNode("home");
             Node[] nodes = {fabric.addNode("n0"), fabric.addNode("n1")};
             RemoteAddress barrier = RemoteBarrier.create(home);

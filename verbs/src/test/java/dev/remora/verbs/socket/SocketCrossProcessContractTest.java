@@ -5,9 +5,9 @@ import dev.remora.verbs.Node;
 import dev.remora.verbs.VerbsContract;
 import dev.remora.verbs.testing.HostedSocketFabric;
 import dev.remora.verbs.testing.NodeHost;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.remora.verbs.testing.NodeHostExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Map;
 
@@ -22,23 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SocketCrossProcessContractTest extends VerbsContract {
     private static final long TIMEOUT_NS = 300_000_000L;
-    private static NodeHost host;
-
-    @BeforeAll
-    static void startHost() {
-        host = NodeHost.start();
-    }
-
-    @AfterAll
-    static void stopHost() {
-        if (host != null) {
-            host.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeHostExtension HOST = new NodeHostExtension();
 
     @Override
     protected Fabric newFabric() {
-        return HostedSocketFabric.open(host, HostedSocketFabric.Placement.allButFirst(), TIMEOUT_NS);
+        return HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.allButFirst(), TIMEOUT_NS);
     }
 
     /**
@@ -48,7 +37,7 @@ class SocketCrossProcessContractTest extends VerbsContract {
      */
     @Override
     protected Fabric newFabricWithRoundTripNs(long roundTripNs) {
-        return HostedSocketFabric.open(host, HostedSocketFabric.Placement.allButFirst(), Map.of(
+        return HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.allButFirst(), Map.of(
             SocketContext.ROUND_TRIP_DELAY_NS_PROP_NAME, Long.toString(roundTripNs),
             SocketContext.RETRY_TIMEOUT_NS_PROP_NAME, Long.toString(4 * roundTripNs),
             SocketContext.RNR_TIMEOUT_NS_PROP_NAME, Long.toString(TIMEOUT_NS)));
@@ -69,8 +58,8 @@ class SocketCrossProcessContractTest extends VerbsContract {
         HostedSocketFabric f = (HostedSocketFabric) fabric;
         assertFalse(f.isInChild(n1));
         assertTrue(f.isInChild(n2) && f.isInChild(n3));
-        assertTrue(host.child().isAlive());
-        assertNotEquals(ProcessHandle.current().pid(), host.child().pid());
+        assertTrue(HOST.host().child().isAlive());
+        assertNotEquals(ProcessHandle.current().pid(), HOST.host().child().pid());
         assertFalse(f.localFabric().node(n2.id()) == n2, "this process reaches N2 through a peer handle");
         assertFalse(f.localFabric().node(n2.id()).isLocal());
     }
