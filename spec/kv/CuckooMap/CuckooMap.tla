@@ -44,6 +44,10 @@
 (*   GetInTime: the value a GET returns is X's value at some instant      *)
 (*     within the GET (abs, X's value, changes when an update's WRITE is  *)
 (*     fully placed; during[t] collects abs over t's GET).                 *)
+(* Found by TLC on the way (by an invariant tried by hand): with the       *)
+(* version check no accepted GET sees X in both rows, nor any snapshot     *)
+(* inside a write: each row's tags are at most its version only before    *)
+(* the op's WRITEs land or after its bump.                                 *)
 (*                                                                         *)
 (* How to break it:                                                        *)
 (*   Check = "tags" (MCCuckooMapTagsOnly.cfg): the GET checks that each   *)
@@ -254,7 +258,4 @@ Returning(t) == t \in Readers /\ pc[t] = "rd" /\ ReadDone(t) /\ Accept(t)
 NeverMiss == \A t \in Threads : Returning(t) => Found(t)
 NoMix == \A t \in Threads : Returning(t) /\ Found(t) => Value(t) \in written
 GetInTime == \A t \in Threads : Returning(t) /\ Found(t) => Value(t) \in during[t]
-(* Sanity: a kick is never seen with X in both rows holding two values.    *)
-SameValue == \A t \in Threads : Returning(t) /\ HoldsX(t) = Rows =>
-                 Pay(Got(t)[ValW(1)]) = Pay(Got(t)[ValW(2)])
 =============================================================================
