@@ -59,8 +59,9 @@
 (*     bumped versions, then the rows across the kick's WRITEs, all tags  *)
 (*     passing (NeverMiss).                                                *)
 (*   KickOrder = "sourceFirst" (MCCuckooMapSourceFirst.cfg): the source   *)
-(*     overwritten before the destination is written: see that .cfg for   *)
-(*     what TLC says with the version check.                               *)
+(*     overwritten before the destination is written. It does NOT break   *)
+(*     the GET: it holds, since with the version check no accepted        *)
+(*     snapshot lies between the kick's two WRITEs (see below).            *)
 (***************************************************************************)
 EXTENDS TornVerbs, FiniteSets
 
@@ -149,6 +150,8 @@ Bump(r) == [k |-> "faa", l |-> VerW(r), c |-> 0, v |-> 1]
 Unlock(r) == [k |-> "cas", l |-> LockW(r), c |-> 1, v |-> 0]
 Wr == [k |-> "writes", l |-> "none", c |-> 0, v |-> 0]
 Steps ==
+    \* "r7": the bumps execute after the WRITEs are placed (R7), the unlocks after the bumps (R9).
+    \* "early": the bumps and unlocks are posted first, so nothing orders the WRITEs before them.
     IF Publish = "r7"
     THEN <<Lock(1), Lock(2), Wr, Bump(1), Bump(2), Unlock(1), Unlock(2)>>
     ELSE <<Lock(1), Lock(2), Bump(1), Bump(2), Unlock(1), Unlock(2), Wr>>
