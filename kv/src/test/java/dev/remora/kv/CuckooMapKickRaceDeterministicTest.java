@@ -31,8 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>What this test cannot show: a GET that trusted its slots' tags alone would miss X only if its READ of X's
  * destination row finished before the copy's first word landed while its READ of the source row (posted in the same
  * doorbell) read no word until K's last word had landed, some 26 word steps later. The fabric's random schedules
- * never produced that in 600 seeds of heavier workloads (tried and removed); the kv TLA+ model is where that twin
- * must be refuted.
+ * never produced that in 600 seeds of heavier workloads (tried and removed); the kv TLA+ model refutes that twin
+ * ({@code spec/kv/CuckooMap/MCCuckooMapTagsOnly.cfg}: TLC finds the miss).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CuckooMapKickRaceDeterministicTest {

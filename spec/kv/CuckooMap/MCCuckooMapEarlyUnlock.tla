@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapEarlyUnlock ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapEarlyUnlock.cfg. *)
+EXTENDS MCCuckooMap
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapFull ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapFull.cfg. *)
+EXTENDS MCCuckooMap
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapSourceFirst ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapSourceFirst.cfg. *)
+EXTENDS MCCuckooMap
+====

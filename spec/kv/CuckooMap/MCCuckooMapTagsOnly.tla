@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapTagsOnly ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapTagsOnly.cfg. *)
+EXTENDS MCCuckooMap
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapUpdate ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapUpdate.cfg. *)
+EXTENDS MCCuckooMap
+====
