@@ -1,9 +1,9 @@
 package dev.remora.check.io;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.remora.check.Event;
 import dev.remora.check.EventType;
 import dev.remora.check.History;
@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
 public final class HistoryReader {
     /** Loaded on first use only: Jackson's start-up costs are not paid for EDN or log files. */
     private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper();
+        static final JsonFactory FACTORY = new JsonFactory();
     }
     private static final Pattern SPACES = Pattern.compile("\\s+");
 
@@ -59,7 +59,7 @@ public final class HistoryReader {
             try (InputStream in = Files.newInputStream(file)) {
                 List<Event> events;
                 try {
-                    events = readJsonLines(file.toString(), Json.MAPPER.getFactory().createParser(in));
+                    events = readJsonLines(file.toString(), Json.FACTORY.createParser(in));
                 } catch (JsonProcessingException e) {
                     throw new MalformedHistoryException(file.toString(), 1, "invalid JSON: " + e.getOriginalMessage());
                 }
@@ -94,7 +94,7 @@ public final class HistoryReader {
         if (f == HistoryFormat.JSONL) {
             List<Event> events;
             try {
-                events = readJsonLines(source, Json.MAPPER.getFactory().createParser(
+                events = readJsonLines(source, Json.FACTORY.createParser(
                         new java.io.InputStreamReader(b, StandardCharsets.UTF_8)));
             } catch (JsonProcessingException e) {
                 throw new MalformedHistoryException(source, 1, "invalid JSON: " + e.getOriginalMessage());
@@ -253,7 +253,7 @@ public final class HistoryReader {
 
     static List<Event> readJsonLines(String source, Reader reader) throws MalformedHistoryException {
         try {
-            return readJsonLines(source, Json.MAPPER.getFactory().createParser(reader));
+            return readJsonLines(source, Json.FACTORY.createParser(reader));
         } catch (IOException e) {
             throw new MalformedHistoryException(source, 0, "cannot read: " + e.getMessage());
         }

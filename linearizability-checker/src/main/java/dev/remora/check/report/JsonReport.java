@@ -1,14 +1,16 @@
 package dev.remora.check.report;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.remora.check.CheckResult;
 import dev.remora.check.Failure;
 import dev.remora.check.Model;
 import dev.remora.check.Operation;
 import dev.remora.check.Values;
 
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -20,7 +22,7 @@ import java.util.List;
  * {@code partialLinearization} (operations with the state after each) and {@code window}.
  */
 public final class JsonReport {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory JSON = new JsonFactory();
 
     private JsonReport() {
     }
@@ -32,80 +34,94 @@ public final class JsonReport {
      * @return a single-line JSON object
      */
     public static String render(FileReport r) {
-        return toMap(r).toString();
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            write(g, r);
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing to a string cannot fail", e);
+        }
+        return out.toString();
     }
 
-    /** Builds the JSON tree of a report (Jackson's types stay out of the public API). */
-    static ObjectNode toMap(FileReport r) {
-        ObjectNode o = JSON.createObjectNode();
-        o.put("file", r.file());
-        o.put("model", r.model().name());
+    /** Streams one report as a JSON object: the streaming generator keeps the library free of a JSON tree model. */
+    private static void write(JsonGenerator g, FileReport r) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("file", r.file());
+        g.writeStringField("model", r.model().name());
         if (r.malformed() != null) {
-            o.put("verdict", "malformed");
-            ObjectNode e = o.putObject("error");
-            e.put("line", r.malformed().line());
-            e.put("message", r.malformed().detail());
-            return o;
+            g.writeStringField("verdict", "malformed");
+            g.writeObjectFieldStart("error");
+            g.writeNumberField("line", r.malformed().line());
+            g.writeStringField("message", r.malformed().detail());
+            g.writeEndObject();
+            g.writeEndObject();
+            return;
         }
         CheckResult res = r.result();
-        o.put("verdict", res.verdict().cliName());
+        g.writeStringField("verdict", res.verdict().cliName());
         if (res.cause() != null) {
-            o.put("cause", res.cause());
+            g.writeStringField("cause", res.cause());
         }
         if (r.history() != null && r.history().format() != null) {
-            o.put("format", r.history().format().cliName());
+            g.writeStringField("format", r.history().format().cliName());
         }
-        o.put("operations", res.operations());
-        o.put("partitions", res.partitions());
-        o.put("statesExplored", res.statesExplored());
-        o.put("elapsedMs", res.elapsedNs() / 1e6);
+        g.writeNumberField("operations", res.operations());
+        g.writeNumberField("partitions", res.partitions());
+        g.writeNumberField("statesExplored", res.statesExplored());
+        g.writeNumberField("elapsedMs", res.elapsedNs() / 1e6);
         Failure f = res.failure();
         if (f != null) {
             @SuppressWarnings("unchecked")
             Model<Object> m = (Model<Object>) r.model();
-            ObjectNode fo = o.putObject("failure");
-            fo.put("reason", f.reason());
+            g.writeObjectFieldStart("failure");
+            g.writeStringField("reason", f.reason());
             if (f.partitionKey() != null) {
-                fo.put("key", Values.show(f.partitionKey()));
+                g.writeStringField("key", Values.show(f.partitionKey()));
             }
             if (f.blocking() != null) {
-                fo.set("blocking", op(m, f.blocking()));
+                g.writeFieldName("blocking");
+                op(g, m, f.blocking(), null);
             }
-            ArrayNode lin = fo.putArray("partialLinearization");
+            g.writeArrayFieldStart("partialLinearization");
             List<Operation> p = f.partialLinearization();
             for (int i = 0; i < p.size(); i++) {
-                ObjectNode step = op(m, p.get(i));
-                step.put("stateAfter", f.states().get(i + 1));
-                lin.add(step);
+                op(g, m, p.get(i), f.states().get(i + 1));
             }
-            fo.put("initialState", f.states().get(0));
-            ObjectNode w = fo.putObject("window");
-            w.put("firstLine", f.windowFirstLine());
-            w.put("lastLine", f.windowLastLine());
-            w.put("stepsBefore", f.windowStart());
-            w.put("startState", f.states().get(f.windowStart()));
-            ArrayNode wo = w.putArray("operations");
+            g.writeEndArray();
+            g.writeStringField("initialState", f.states().get(0));
+            g.writeObjectFieldStart("window");
+            g.writeNumberField("firstLine", f.windowFirstLine());
+            g.writeNumberField("lastLine", f.windowLastLine());
+            g.writeNumberField("stepsBefore", f.windowStart());
+            g.writeStringField("startState", f.states().get(f.windowStart()));
+            g.writeArrayFieldStart("operations");
             for (Operation op : f.window()) {
-                wo.add(op(m, op));
+                op(g, m, op, null);
             }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeEndObject();
         }
-        return o;
+        g.writeEndObject();
     }
 
-    private static ObjectNode op(Model<Object> m, Operation op) {
-        ObjectNode o = JSON.createObjectNode();
-        o.put("index", op.id());
-        o.put("process", Values.show(op.process()));
-        o.put("f", op.function());
+    private static void op(JsonGenerator g, Model<Object> m, Operation op, String stateAfter) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("index", op.id());
+        g.writeStringField("process", Values.show(op.process()));
+        g.writeStringField("f", op.function());
         if (op.key() != null) {
-            o.put("key", Values.show(op.key()));
+            g.writeStringField("key", Values.show(op.key()));
         }
-        o.put("description", m.describeOperation(op));
-        o.put("line", op.callLine());
+        g.writeStringField("description", m.describeOperation(op));
+        g.writeNumberField("line", op.callLine());
         if (op.returnLine() > 0) {
-            o.put("returnLine", op.returnLine());
+            g.writeNumberField("returnLine", op.returnLine());
         }
-        o.put("indeterminate", op.isIndeterminate());
-        return o;
+        g.writeBooleanField("indeterminate", op.isIndeterminate());
+        if (stateAfter != null) {
+            g.writeStringField("stateAfter", stateAfter);
+        }
+        g.writeEndObject();
     }
 }
