@@ -107,6 +107,10 @@ public final class LitmusCommand implements Callable<Integer> {
         + "provider (default 1000).")
     int runs;
 
+    @Option(names = "--property", paramLabel = "KEY=VALUE", description = "A fabric property of the real provider "
+        + "(repeatable), e.g. --property host=10.0.0.2 on disni (the RDMA interface's address).")
+    List<String> properties = new ArrayList<>();
+
     @Option(names = "--result", paramLabel = "FILE", description = "With a real provider (--fabric socket, sim, "
         + "disni, ucx): where to write the machine-readable result (JSON Lines: the run's fabric, device, firmware, "
         + "host, JDK, knobs, runs and date, then each test's outcomes classified by the model). Default: "
@@ -284,12 +288,24 @@ public final class LitmusCommand implements Callable<Integer> {
 
     /** Runs the tests on a real provider and prints each one's outcome histogram. */
     private int onProvider(List<LitmusTest> tests, int notRun, PrintWriter out) {
+        Map<String, String> props = new LinkedHashMap<>();
+        for (String p : properties) {
+            int eq = p.indexOf('=');
+            if (eq <= 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--property " + p + ": expected KEY=VALUE");
+            }
+            props.put(p.substring(0, eq), p.substring(eq + 1));
+        }
         java.util.function.Supplier<dev.remora.verbs.Fabric> fabrics =
-            () -> dev.remora.verbs.Fabric.open(fabric, Map.of());
+            () -> dev.remora.verbs.Fabric.open(fabric, props);
         try {
             fabrics.get().close();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        } catch (IllegalStateException e) {
+            spec.commandLine().getErr().println("litmus: fabric " + fabric + " cannot run: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return EXIT_USAGE;
         }
         Path resultFile = result != null ? result : Path.of("litmus-" + fabric + "-"
             + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)

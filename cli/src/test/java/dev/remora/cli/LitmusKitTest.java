@@ -231,4 +231,14 @@ class LitmusKitTest {
         assertEquals(64, c.code(), c.all());
         assertTrue(c.err().contains("Missing required parameter: 'FILE'"), c.all());
     }
+
+    @Test
+    void shouldPassFabricPropertiesAndSayWhyAProviderCannotRun() {
+        Run r = run("litmus", "--fabric", "socket", "--runs", "1", "--property", "hots=1", litmus("L04"));
+        assertEquals(64, r.code(), r.all());
+        assertTrue(r.err().contains("unknown socket fabric property 'hots'"), r.all());
+        r = run("litmus", "--fabric", "socket", "--runs", "1", "--property", "nonsense", litmus("L04"));
+        assertEquals(64, r.code(), r.all());
+        assertTrue(r.err().contains("--property nonsense: expected KEY=VALUE"), r.all());
+    }
 }

@@ -10,7 +10,8 @@ import java.util.TreeSet;
  *
  * <ul>
  *   <li>{@code host}: the IP address of the RDMA interface (RoCE netdev or IPoIB) the nodes listen on; every node
- *       of the process listens there, the control channel on TCP and RDMA CM on its own port space.</li>
+ *       of the process listens there, the control channel on TCP and RDMA CM on its own port space. Default: the
+ *       environment variable {@value #HOST_ENV}, else 127.0.0.1.</li>
  *   <li>{@code port}: the control channel's TCP port of the first node (0: ephemeral), the next nodes take the
  *       following ones.</li>
  *   <li>{@code secret}: the cluster secret of the control channel (as for the socket fabric; needed off
@@ -47,7 +48,10 @@ public final class DisniContext {
         SEND_QUEUE_DEPTH_PROP_NAME, RECV_QUEUE_DEPTH_PROP_NAME, MAX_INLINE_BYTES_PROP_NAME, RETRY_COUNT_PROP_NAME,
         RNR_RETRY_COUNT_PROP_NAME, CONNECT_TIMEOUT_MS_PROP_NAME);
 
-    private String host = "127.0.0.1";
+    /** Environment variable giving the default {@link #host(String)}: the RDMA interface's address. */
+    public static final String HOST_ENV = "REMORA_DISNI_HOST";
+
+    private String host = System.getenv().getOrDefault(HOST_ENV, "127.0.0.1");
     private int port;
     private String secret;
     private int sendQueueDepth = 256;

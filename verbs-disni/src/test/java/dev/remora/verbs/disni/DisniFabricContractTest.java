@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The verbs contract on RDMA hardware: every node in this process, queue pairs connected through RDMA CM on the
- * device behind {@code remora.disni.host} (default 127.0.0.1, which needs a device bound to loopback such as
- * soft-RoCE on lo; set it to the RDMA interface's address). Skipped, with what is missing, where the provider
+ * device behind the system property {@code remora.disni.host} (else {@code REMORA_DISNI_HOST}, else 127.0.0.1),
+ * the RDMA interface's address. Skipped, with what is missing, where the provider
  * cannot run.
  */
 class DisniFabricContractTest extends VerbsContract {
@@ -18,8 +18,9 @@ class DisniFabricContractTest extends VerbsContract {
         DisniAvailability a = DisniFabricProvider.availability();
         Assumptions.assumeTrue(a.isAvailable(), a::reason);
         // retry_count 1 and the shortest transport timeout the device allows keep a dead peer's failure quick.
-        return DisniFabric.open(new DisniContext().host(System.getProperty("remora.disni.host", "127.0.0.1"))
-            .retryCount(1).rnrRetryCount(1));
+        DisniContext c = new DisniContext().retryCount(1).rnrRetryCount(1);
+        String host = System.getProperty("remora.disni.host");
+        return DisniFabric.open(host == null ? c : c.host(host));
     }
 
     @Override
