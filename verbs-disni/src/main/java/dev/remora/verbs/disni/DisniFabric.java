@@ -131,10 +131,10 @@ public final class DisniFabric implements Fabric {
     public synchronized Node addNode(String name) {
         ensureOpen();
         Node s = control.addNode(name);
-        InetSocketAddress control = (InetSocketAddress) parse(s.address());
+        InetSocketAddress at = (InetSocketAddress) parse(s.address());
         DisniNode n;
         try {
-            n = DisniNode.create(this, s.id(), name, s.address(), control.getAddress());
+            n = DisniNode.create(this, s.id(), name, s.address(), at.getAddress());
         } catch (IOException e) {
             throw new IllegalStateException("node " + name + " cannot listen for RDMA CM on " + context.host() + ": "
                 + e.getMessage() + " (is " + context.host() + " the address of an RDMA interface?)", e);
