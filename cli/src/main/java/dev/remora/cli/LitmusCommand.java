@@ -50,7 +50,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "litmus", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = LitmusCommand.EXIT_USAGE,
     description = "Runs memory-model litmus tests on the deterministic fabric (and TLC with --tlc), or many times on "
-        + "a real provider (--fabric socket).%n"
+        + "a real provider (--fabric socket, sim, disni, ucx), writing a machine-readable result (--result) that "
+        + "--compare reads back: the conformance kit for a new NIC.%n"
         + "Prints each outcome with its count and whether the final predicate holds; the last line says agree, "
         + "DISAGREE or UNKNOWN, and for which settings. A directory, a file that is not text or a malformed file "
         + "is reported on one line of standard error and the other files still run; a missing file is a usage "
@@ -106,8 +107,23 @@ public final class LitmusCommand implements Callable<Integer> {
         + "provider (default 1000).")
     int runs;
 
-    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Litmus files (see spec/litmus/README.md).")
-    List<Path> files;
+    @Option(names = "--property", paramLabel = "KEY=VALUE", description = "A fabric property of the real provider "
+        + "(repeatable), e.g. --property host=10.0.0.2 on disni (the RDMA interface's address).")
+    List<String> properties = new ArrayList<>();
+
+    @Option(names = "--result", paramLabel = "FILE", description = "With a real provider (--fabric socket, sim, "
+        + "disni, ucx): where to write the machine-readable result (JSON Lines: the run's fabric, device, firmware, "
+        + "host, JDK, knobs, runs and date, then each test's outcomes classified by the model). Default: "
+        + "litmus-PROVIDER-DATE.jsonl in the current directory.")
+    Path result;
+
+    @Option(names = "--compare", paramLabel = "RESULT", description = "Read a result file back (validating it) and "
+        + "say, per test, whether the provider stayed inside the model and which weak outcomes it showed. Takes no "
+        + "litmus files.")
+    Path compare;
+
+    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Litmus files (see spec/litmus/README.md).")
+    List<Path> files = new ArrayList<>();
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -120,6 +136,16 @@ public final class LitmusCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (compare != null) {
+            if (!files.isEmpty() || result != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--compare takes a result file and no "
+                    + "litmus files or --result");
+            }
+            return LitmusCompare.run(compare, out, err);
+        }
+        if (files.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'FILE'");
+        }
         if (seeds != null && exhaustive) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--seeds and --exhaustive exclude each other");
         }
@@ -157,6 +183,10 @@ public final class LitmusCommand implements Callable<Integer> {
         }
         err.flush();
         int notRun = files.size() - tests.size();
+        if (result != null && fabric.equals("det")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--result applies to a real provider "
+                + "(--fabric socket, sim, disni, ucx), not to the deterministic fabric");
+        }
         if (!fabric.equals("det")) {
             if (tlc || seeds != null || !knobs.isEmpty()) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--tlc, --seeds and --knob apply to the "
@@ -258,13 +288,30 @@ public final class LitmusCommand implements Callable<Integer> {
 
     /** Runs the tests on a real provider and prints each one's outcome histogram. */
     private int onProvider(List<LitmusTest> tests, int notRun, PrintWriter out) {
+        Map<String, String> props = new LinkedHashMap<>();
+        for (String p : properties) {
+            int eq = p.indexOf('=');
+            if (eq <= 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--property " + p + ": expected KEY=VALUE");
+            }
+            props.put(p.substring(0, eq), p.substring(eq + 1));
+        }
         java.util.function.Supplier<dev.remora.verbs.Fabric> fabrics =
-            () -> dev.remora.verbs.Fabric.open(fabric, Map.of());
+            () -> dev.remora.verbs.Fabric.open(fabric, props);
         try {
             fabrics.get().close();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        } catch (IllegalStateException e) {
+            spec.commandLine().getErr().println("litmus: fabric " + fabric + " cannot run: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return EXIT_USAGE;
         }
+        Path resultFile = result != null ? result : Path.of("litmus-" + fabric + "-"
+            + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)
+                .format(java.time.LocalDateTime.now()) + ".jsonl");
+        com.fasterxml.jackson.databind.node.ObjectNode header = LitmusResult.header(fabric, runs);
+        List<com.fasterxml.jackson.databind.node.ObjectNode> lines = new ArrayList<>();
         List<String> forbidden = new ArrayList<>();
         List<String> weak = new ArrayList<>();
         int skipped = 0;
@@ -272,10 +319,20 @@ public final class LitmusCommand implements Callable<Integer> {
             ProviderLitmusRunner.Result r = ProviderLitmusRunner.run(test, fabrics, runs);
             out.printf(Locale.ROOT, "%s %s on %s: final %s is expected %s%n", test.id(), test.source(), fabric,
                 show(test.finalPredicate()), lower(r.expected()));
+            LitmusResult.ModelOutcomes model = r.skipped() == null ? LitmusResult.ModelOutcomes.of(test) : null;
+            lines.add(LitmusResult.testLine(r, model));
             if (r.skipped() != null) {
                 skipped++;
                 out.println("  not run: " + r.skipped());
                 continue;
+            }
+            boolean outside = false;
+            for (Map<String, Long> o : r.outcomes().keySet()) {
+                outside |= model.judge(test, o) == LitmusResult.Model.FORBIDDEN;
+            }
+            if (outside && !r.forbiddenObserved()) {
+                forbidden.add(test.id());
+                out.println("  an outcome the model cannot reach was observed (see the result file)");
             }
             for (Map.Entry<Map<String, Long>, Long> e : sorted(r.outcomes()).entrySet()) {
                 boolean matches = test.outcomeMatches(e.getKey());
@@ -289,7 +346,16 @@ public final class LitmusCommand implements Callable<Integer> {
                 weak.add(test.id());
             }
         }
+        try {
+            LitmusResult.write(resultFile, header, lines);
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("cannot write the result file " + resultFile + ": " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return EXIT_USAGE;
+        }
         out.println("weak outcomes the model allows and " + fabric + " exhibited: " + (weak.isEmpty() ? "none" : weak));
+        out.println("result written to " + resultFile + " (read it back with: remora litmus --compare "
+            + resultFile + ")");
         if (!forbidden.isEmpty()) {
             out.println("FORBIDDEN outcome observed on " + fabric + ": " + forbidden);
         } else {

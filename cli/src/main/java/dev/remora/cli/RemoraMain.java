@@ -11,7 +11,8 @@ import java.util.Arrays;
  * The {@code remora} command. Subcommands: {@code demo} (the main job on the embedded software fabric, or on the
  * socket fabric between processes), {@code check} (the linearizability checker), {@code litmus} (memory-model litmus
  * tests on the deterministic fabric and TLC), {@code serve} (a memory node on the socket fabric) and {@code merge}
- * (histories of several processes into one), {@code doctor} (which providers can run here); {@code demo-client}
+ * (histories of several processes into one), {@code doctor} (which providers can run here), {@code workload} (a
+ * recorded workload against a served node on any provider); {@code demo-client}
  * (hidden) is a client process of the socket demo.
  */
 @Command(name = "remora", mixinStandardHelpOptions = true, versionProvider = RemoraMain.Version.class,
@@ -20,7 +21,7 @@ import java.util.Arrays;
 public final class RemoraMain implements Runnable {
     /** The commands {@code remora --help} lists, in its order. */
     static final java.util.List<String> COMMANDS = java.util.List.of("demo", "check", "litmus", "serve", "merge",
-        "doctor");
+        "doctor", "workload");
 
     /** The version of this build. */
     static final String VERSION = "0.1.0-SNAPSHOT";
@@ -67,7 +68,7 @@ public final class RemoraMain implements Runnable {
         CommandLine cl = new CommandLine(new RemoraMain());
         boolean all = !"demo".equals(first) && !"check".equals(first) && !"litmus".equals(first)
             && !"serve".equals(first) && !"demo-client".equals(first) && !"merge".equals(first)
-            && !"doctor".equals(first);
+            && !"doctor".equals(first) && !"workload".equals(first);
         if (all || "demo".equals(first)) {
             cl.addSubcommand(new DemoCommand());
         }
@@ -85,6 +86,9 @@ public final class RemoraMain implements Runnable {
         }
         if (all || "doctor".equals(first)) {
             cl.addSubcommand(new DoctorCommand());
+        }
+        if (all || "workload".equals(first)) {
+            cl.addSubcommand(new WorkloadCommand());
         }
         if (all || "demo-client".equals(first)) {
             cl.addSubcommand(new DemoClientCommand());

@@ -1,5 +1,6 @@
 package dev.remora.cli;
 
+import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
@@ -18,7 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code remora serve}: a memory node on the socket fabric. It creates the named objects it is given, publishes them,
+ * {@code remora serve}: a memory node on the socket fabric (or another provider with {@code --fabric}). It creates the named objects it is given, publishes them,
  * prints one line {@code remora serve: node NAME listening at HOST:PORT (objects: ...)} and stays up until SIGTERM or
  * SIGINT, when a shutdown hook closes the fabric and the process exits 0.
  */
@@ -38,6 +39,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "0", description = "Port to listen on (default ${DEFAULT-VALUE}: an "
         + "ephemeral port, printed).")
     int port;
+
+    @Option(names = "--fabric", defaultValue = "socket", paramLabel = "PROVIDER", description = "The provider the "
+        + "node serves on: socket (default), disni (RDMA hardware; --host is the RDMA interface's address), ucx, or "
+        + "any on the class path.")
+    String fabricName;
 
     @Option(names = "--name", defaultValue = "home", description = "The node's name (default ${DEFAULT-VALUE}).")
     String name;
@@ -125,14 +131,28 @@ public final class ServeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "cannot read " + e.getMessage() + " ("
                 + e.getClass().getSimpleName() + ")");
         }
-        SocketFabric fabric;
+        Fabric fabric;
         Node home;
         String published;
         try {
-            fabric = SocketFabric.open(context);
-        } catch (IllegalArgumentException e) {
+            if (fabricName.equals("socket")) {
+                fabric = SocketFabric.open(context);
+            } else {
+                if (retryTimeoutMs != null) {
+                    throw new IllegalArgumentException("--retry-timeout-ms applies to the socket fabric; on "
+                        + fabricName + " the transport's retries decide");
+                }
+                java.util.Map<String, String> props = new java.util.LinkedHashMap<>();
+                props.put("host", host);
+                props.put("port", Integer.toString(port));
+                if (secretFile != null) {
+                    props.put("secret", readSecret(secretFile));
+                }
+                fabric = Fabric.open(fabricName, props);
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
             System.err.println("remora serve: " + e.getMessage());
-            return EXIT_USAGE;
+            return e instanceof IllegalArgumentException ? EXIT_USAGE : 1;
         }
         try {
             home = fabric.addNode(name);
