@@ -2,8 +2,10 @@ package dev.remora.verbs;
 
 import dev.remora.verbs.spi.FabricProvider;
 
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
@@ -48,13 +50,28 @@ public interface Fabric extends AutoCloseable {
      */
     static Fabric open(String provider, Map<String, String> properties) {
         StringBuilder known = new StringBuilder();
-        for (FabricProvider p : ServiceLoader.load(FabricProvider.class, Fabric.class.getClassLoader())) {
+        StringBuilder unloadable = new StringBuilder();
+        Iterator<FabricProvider> it = ServiceLoader.load(FabricProvider.class, Fabric.class.getClassLoader()).iterator();
+        while (true) {
+            FabricProvider p;
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                p = it.next();
+            } catch (ServiceConfigurationError e) {
+                // A provider on the class path that cannot load here (built for a newer JDK, a missing dependency)
+                // must not hide the others; the iterator goes on with the next one.
+                unloadable.append(unloadable.length() == 0 ? "" : "; ").append(e.getMessage());
+                continue;
+            }
             if (p.name().equals(provider)) {
                 return p.open(properties);
             }
             known.append(known.length() == 0 ? "" : ", ").append(p.name());
         }
-        throw new IllegalArgumentException("no fabric provider named '" + provider + "' (known: " + known + ")");
+        throw new IllegalArgumentException("no fabric provider named '" + provider + "' (known: " + known + ")"
+            + (unloadable.length() == 0 ? "" : "; providers that could not be loaded: " + unloadable));
     }
 
     /** @return the provider's name */
