@@ -2,6 +2,7 @@ package dev.remora.bench.kv;
 
 import dev.remora.kv.CuckooMap;
 import dev.remora.testkit.Cluster;
+import dev.remora.testkit.Zipf;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;

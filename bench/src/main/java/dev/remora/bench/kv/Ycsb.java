@@ -1,5 +1,6 @@
 package dev.remora.bench.kv;
 
+import dev.remora.testkit.Zipf;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.remora.bench.kv;
+package dev.remora.testkit;
 
 /**
  * Zipf-distributed ranks {@code 0..n-1}: rank {@code i} is drawn with probability proportional to
@@ -6,9 +6,11 @@ package dev.remora.bench.kv;
  * databases", SIGMOD 1994), which YCSB's request distribution also uses: one uniform draw and one {@code pow} per
  * sample, after computing the normalising constant {@code zeta(n, theta)} once (about 1 ms for 100,000 ranks).
  *
- * <p>Rank 0 is the most popular. The benchmark maps rank {@code i} to key {@code i} directly, without YCSB's
- * scrambling: the cuckoo map and {@code ConcurrentHashMap} both hash the key's bytes, so which keys are the popular
- * ones does not change where they land. Immutable and thread-safe; each thread brings its own uniform source.
+ * <p>Ranks 0 and 1 are drawn with their exact probabilities; beyond them the inversion is the paper's continuous
+ * approximation, within a few per cent of the exact mass of any head of the ranks ({@code ZipfTest}). Rank 0 is the
+ * most popular. The kv benchmark and the demo map rank {@code i} to key {@code i} directly, without YCSB's
+ * scrambling: the maps hash the key's bytes, so which keys are the popular ones does not change where they land.
+ * Immutable and thread-safe; each thread brings its own uniform source.
  */
 public final class Zipf {
     /** YCSB's default skew. */
@@ -40,8 +42,14 @@ public final class Zipf {
         this.secondThreshold = 1 + Math.pow(0.5, theta);
     }
 
-    /** {@code sum over i = 1..n of 1 / i^theta}. */
-    static double zeta(int n, double theta) {
+    /**
+     * The generalised harmonic number.
+     *
+     * @param n how many terms
+     * @param theta the exponent
+     * @return {@code sum over i = 1..n of 1 / i^theta}
+     */
+    public static double zeta(int n, double theta) {
         double sum = 0;
         for (int i = 1; i <= n; i++) {
             sum += 1 / Math.pow(i, theta);
