@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code remora demo} with round trips long enough that the waiting threads block (25 µs and 100 µs): it must finish
- * and pass both checks. The command runs on its own thread; if it has not finished within {@link #LIMIT_MS}, the
+ * and pass every check (the count, the lock history, the kv history and round trips). The command runs on its own thread; if it has not finished within {@link #LIMIT_MS}, the
  * test fails with what it printed so far and the stacks of the demo's and the fabric's threads.
  */
 class DemoLatencyTest {
@@ -46,6 +46,7 @@ class DemoLatencyTest {
             printed);
         assertTrue(printed.contains("PASS (counter = acquisitions)"), printed);
         assertTrue(printed.contains("checker (mutex model)        linearizable"), printed);
+        RemoraMainTest.assertKvSection(printed);
     }
 
     /** The stacks of the demo's threads and the fabric's NIC threads. */
