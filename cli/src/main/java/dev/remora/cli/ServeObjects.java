@@ -84,7 +84,7 @@ final class ServeObjects {
      * @param clients client ids (handles ever attached; never reused)
      */
     record KvShape(int rows, int slots, int keyBytes, int valueBytes, int clients) {
-        /** 16,384 rows of 4 slots (65,536 pairs), 16-byte keys, 32-byte values, 1,024 client ids: about 7 MB. */
+        /** 16,384 rows of 4 slots (65,536 pairs), 16-byte keys, 32-byte values, 1,024 client ids: about 8 MB. */
         static final KvShape DEFAULT = new KvShape(16_384, 4, 16, 32, 1024);
 
         CuckooMap.Params params() {
