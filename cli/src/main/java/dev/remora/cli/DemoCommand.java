@@ -75,6 +75,10 @@ public final class DemoCommand implements Callable<Integer> {
         description = "With --fabric socket: acquisitions in the lock workload, over every lock thread.")
     int lockAcquisitions;
 
+    @Option(names = "--kv-keys", defaultValue = "" + KvWorkload.KEYS, hidden = true,
+        description = "Keys of the kv workload (loaded, then drawn Zipf 0.99).")
+    int kvKeys;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -98,6 +102,10 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (threads < 1 || threads > 256) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be in 1..256: " + threads);
+        }
+        if (kvKeys < 1_000 || kvKeys > 1_000_000) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--kv-keys must be in 1000..1000000: "
+                + kvKeys);
         }
         if (rttNs < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns must be >= 0: " + rttNs);
@@ -247,15 +255,15 @@ public final class DemoCommand implements Callable<Integer> {
         int kvThreads = Math.min(threads, 4);
         out.println();
         out.printf(Locale.ROOT, "KV workload: CuckooMap on %s (%,d rows x 4 slots), YCSB-B (95 %% GET, 5 %% update), "
-            + "Zipf %.2f over %,d keys of 8 B, values of %d B, %d threads%n", home.name(), KvWorkload.ROWS,
-            Zipf.YCSB_THETA, KvWorkload.KEYS, KvWorkload.VALUE_BYTES, kvThreads);
+            + "Zipf %.2f over %,d keys of 8 B, values of %d B, %d threads%n", home.name(), KvWorkload.rowsFor(kvKeys),
+            Zipf.YCSB_THETA, kvKeys, KvWorkload.VALUE_BYTES, kvThreads);
         out.flush();
-        KvWorkload.Outcome r = KvWorkload.run(home, clients, kvThreads, seconds);
+        KvWorkload.Outcome r = KvWorkload.run(home, clients, kvThreads, seconds, kvKeys);
         if (r.failure() != null) {
             out.println("a kv thread failed: " + r.failure());
             return false;
         }
-        row(out, "load", String.format(Locale.ROOT, "%,d puts in %.2f s", KvWorkload.KEYS, r.loadNanos() / 1e9));
+        row(out, "load", String.format(Locale.ROOT, "%,d puts in %.2f s", kvKeys, r.loadNanos() / 1e9));
         row(out, "operations", String.format(Locale.ROOT, "%,d in %.2f s%s", r.operations(), r.nanos() / 1e9,
             r.capped() ? " (stopped at the history's bound, " + String.format(Locale.ROOT, "%,d",
                 KvWorkload.MAX_OPERATIONS) + ")" : ""));

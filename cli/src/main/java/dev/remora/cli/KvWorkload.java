@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * The demo's kv workload: a {@link CuckooMap} on the home node, loaded with {@value #KEYS} keys, then YCSB-B (95 %
+ * The demo's kv workload: a {@link CuckooMap} on the home node, loaded with {@value #KEYS} keys (by default), then
+ * YCSB-B (95 %
  * GET, 5 % update, keys drawn Zipf 0.99, 8-byte keys, 32-byte values) from several threads, each with its own endpoint
  * and handle, for a while; then one thread alone GETs and updates {@value #PROBES} keys each, its round trips counted
  * per call. Every operation, the load's puts included, is recorded with a {@link HistoryRecorder} (a GET as
@@ -29,10 +30,8 @@ import java.util.function.Supplier;
  * {@code info}) and the history is checked with the checker's kv model, every key starting at {@code ""}.
  */
 final class KvWorkload {
-    /** Keys loaded and drawn from. */
+    /** Keys loaded and drawn from, by default. */
     static final int KEYS = 10_000;
-    /** Rows of the table (of 4 slots): {@value #KEYS} keys fill it to 61 %. */
-    static final int ROWS = 4096;
     /** Bytes of every value. */
     static final int VALUE_BYTES = 32;
     /** GETs, then updates, of the uncontended probe. */
@@ -70,6 +69,18 @@ final class KvWorkload {
         boolean roundTripsAsDocumented() {
             return probeGet[0] == 1 && probeGet[1] == 1 && probeUpdate[0] == 2 && probeUpdate[1] == 2;
         }
+    }
+
+    /**
+     * @param keys keys to hold
+     * @return the fewest rows of 4 slots, a power of two, that hold them at 70 % load or less (4,096 for 10,000)
+     */
+    static int rowsFor(int keys) {
+        int rows = 2;
+        while (rows * 4L * 7 < keys * 10L) {
+            rows <<= 1;
+        }
+        return rows;
     }
 
     static byte[] key(long k) {
@@ -111,15 +122,16 @@ final class KvWorkload {
      * @param clients the client nodes, used in turn by the threads
      * @param threads workload threads
      * @param seconds how long the workload runs
+     * @param keys keys loaded and drawn from
      * @return what it measured
      * @throws InterruptedException if interrupted while waiting for the threads
      */
-    static Outcome run(Node home, Node[] clients, int threads, double seconds) throws InterruptedException {
-        RemoteAddress table = CuckooMap.allocate(home, new CuckooMap.Params().rows(ROWS).slotsPerRow(4)
+    static Outcome run(Node home, Node[] clients, int threads, double seconds, int keys) throws InterruptedException {
+        RemoteAddress table = CuckooMap.allocate(home, new CuckooMap.Params().rows(rowsFor(keys)).slotsPerRow(4)
             .keyCapacity(16).valueCapacity(VALUE_BYTES).clients(2 * threads + 4));
         HistoryRecorder rec = HistoryRecorder.builder().name("demo-kv").build();
         Throwable[] failure = new Throwable[1];
-        Zipf zipf = new Zipf(KEYS, Zipf.YCSB_THETA);
+        Zipf zipf = new Zipf(keys, Zipf.YCSB_THETA);
         Counts[] counts = new Counts[threads];
         AtomicLong started = new AtomicLong();
         CountDownLatch loaded = new CountDownLatch(threads);
@@ -134,7 +146,7 @@ final class KvWorkload {
             Thread th = new Thread(() -> {
                 try (Endpoint ep = Endpoint.open(node); CuckooMap map = CuckooMap.attach(ep, table)) {
                     try {
-                        for (long k = id; k < KEYS; k += threads) {
+                        for (long k = id; k < keys; k += threads) {
                             long key = k;
                             String v = value("load", k);
                             recorded(rec, "put", k, v, () -> map.put(key(key), v.getBytes(StandardCharsets.US_ASCII)));
@@ -203,7 +215,7 @@ final class KvWorkload {
             try (Endpoint ep = Endpoint.open(clients[0]); CuckooMap map = CuckooMap.attach(ep, table)) {
                 SplittableRandom rnd = new SplittableRandom(99);
                 for (int i = 0; i < 2 * PROBES; i++) {
-                    long k = rnd.nextInt(KEYS);
+                    long k = rnd.nextInt(keys);
                     boolean read = i < PROBES;
                     long rt0 = ep.statistics().roundTrips();
                     if (read) {
@@ -241,7 +253,8 @@ final class KvWorkload {
             CheckOptions.DEFAULTS.withTimeLimitSeconds(60));
         long checkNanos = System.nanoTime() - checkStart;
         return new Outcome(loadNanos, gets + updates, nanos, gets, updates, getRt, updateRt, busy,
-            started.get() > MAX_OPERATIONS, all, probeGet, probeUpdate, check.operations(), check, checkNanos, failure[0]);
+            started.get() > MAX_OPERATIONS, all, probeGet, probeUpdate, check.operations(), check, checkNanos,
+            failure[0]);
     }
 
     /**

@@ -302,7 +302,8 @@ final class ServeObjects {
             String field = "field " + (j + 1) + " ('" + f[j] + "')";
             int eq = f[j].indexOf('=');
             if (eq <= 0) {
-                throw new ConfigException(at + ": " + field + ": expected SETTING=N with SETTING one of " + KV_SETTINGS);
+                throw new ConfigException(at + ": " + field + ": expected SETTING=N with SETTING one of "
+                    + KV_SETTINGS);
             }
             String setting = f[j].substring(0, eq);
             String text = f[j].substring(eq + 1);

@@ -445,8 +445,8 @@ public final class KvBench {
     static List<String> report(PrintStream out, Options o, List<FabricResult> results) {
         List<String> failures = new ArrayList<>();
         out.println();
-        out.printf(Locale.ROOT, "YCSB, %,d keys of 8 B, values of %d B, Zipf %.2f, %d threads (one handle each), %.1f s "
-                + "per run; ratio = cuckoo ops/s / ConcurrentHashMap ops/s%n", o.keys, Ycsb.VALUE_BYTES,
+        out.printf(Locale.ROOT, "YCSB, %,d keys of 8 B, values of %d B, Zipf %.2f, %d threads (one handle each), "
+                + "%.1f s per run; ratio = cuckoo ops/s / ConcurrentHashMap ops/s%n", o.keys, Ycsb.VALUE_BYTES,
             Zipf.YCSB_THETA, o.threads, o.seconds);
         out.println();
         out.println("| fabric | workload | map | ops/s | ratio | round trips / GET | round trips / update | GETs > 1 "
@@ -494,8 +494,9 @@ public final class KvBench {
         for (FabricResult f : results) {
             Ycsb.Fill c = f.fill();
             Ycsb.Fill l = f.localFill();
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | %,d x %d | cuckoo | %,.0f | %.4f |",
-                f.label(), f.fillRows(), SLOTS, c.insertsPerSecond(), c.insertsPerSecond() / l.insertsPerSecond()));
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT,
+                "| %s | %,d x %d | cuckoo | %,.0f | %.4f |", f.label(), f.fillRows(), SLOTS, c.insertsPerSecond(),
+                c.insertsPerSecond() / l.insertsPerSecond()));
             for (int b = 0; b < FILL_BANDS.length; b++) {
                 row.append(String.format(Locale.ROOT, " %,.0f (%.2f) |", c.bandRates()[b], c.bandRoundTrips()[b]));
             }
