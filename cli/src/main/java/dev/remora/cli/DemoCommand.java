@@ -6,8 +6,10 @@ import dev.remora.check.Checker;
 import dev.remora.check.HistoryRecorder;
 import dev.remora.check.Verdict;
 import dev.remora.check.model.Models;
+import dev.remora.kv.CuckooMap;
 import dev.remora.locks.TicketLock;
 import dev.remora.objects.RemoteCounter;
+import dev.remora.testkit.Zipf;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Endpoint;
@@ -32,13 +34,15 @@ import java.util.concurrent.CountDownLatch;
  * {@code remora demo}: a 3-node software fabric (one home node holding a {@link RemoteCounter}, two client nodes),
  * client threads incrementing it for a few seconds, then a check that the final count equals the number of
  * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles; then a
- * lock workload whose recorded acquire/release history is checked with the linearizability checker. With
+ * lock workload whose recorded acquire/release history is checked with the linearizability checker; then YCSB-B on a
+ * {@link CuckooMap} ({@link KvWorkload}), its history checked with the kv model. With
  * {@code --fabric socket} the same workloads run in separate OS processes on the socket fabric ({@link SocketDemo}).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
         + "software fabric (or, with --fabric socket, in separate processes), checks the final count and prints "
-        + "throughput, round trips per operation and latency; then checks a TicketLock workload's history.")
+        + "throughput, round trips per operation and latency; then checks a TicketLock workload's history; then runs "
+        + "YCSB-B on a CuckooMap and checks its history with the kv model.")
 public final class DemoCommand implements Callable<Integer> {
     /** Acquisitions in the lock workload (bounded, so the history stays quick to check). */
     static final int LOCK_ACQUISITIONS = 4_000;
@@ -71,6 +75,10 @@ public final class DemoCommand implements Callable<Integer> {
         description = "With --fabric socket: acquisitions in the lock workload, over every lock thread.")
     int lockAcquisitions;
 
+    @Option(names = "--kv-keys", defaultValue = "" + KvWorkload.KEYS, hidden = true,
+        description = "Keys of the kv workload (loaded, then drawn Zipf 0.99).")
+    int kvKeys;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -94,6 +102,10 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (threads < 1 || threads > 256) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be in 1..256: " + threads);
+        }
+        if (kvKeys < 1_000 || kvKeys > 1_000_000) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--kv-keys must be in 1000..1000000: "
+                + kvKeys);
         }
         if (rttNs < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ns must be >= 0: " + rttNs);
@@ -188,7 +200,8 @@ public final class DemoCommand implements Callable<Integer> {
             row(out, "latency max", micros(all.getMaxValue()));
             out.flush();
             boolean lockOk = lockWorkload(out, fabric, home, clients);
-            return ok && lockOk ? 0 : 1;
+            boolean kvOk = kvWorkload(out, home, clients);
+            return ok && lockOk && kvOk ? 0 : 1;
         }
     }
 
@@ -231,6 +244,51 @@ public final class DemoCommand implements Callable<Integer> {
             + (verdict.cause() == null ? "" : " (" + verdict.cause() + ")"));
         out.flush();
         return counted == acquisitions && verdict.verdict() == Verdict.LINEARIZABLE;
+    }
+
+    /**
+     * The kv workload ({@link KvWorkload}): YCSB-B on a {@link CuckooMap} on the home node for {@code --seconds},
+     * history checked with the kv model; passes when the history is linearizable and an uncontended GET took 1 round
+     * trip and an uncontended update 2.
+     */
+    private boolean kvWorkload(PrintWriter out, Node home, Node[] clients) throws Exception {
+        int kvThreads = Math.min(threads, 4);
+        out.println();
+        out.printf(Locale.ROOT, "KV workload: CuckooMap on %s (%,d rows x 4 slots), YCSB-B (95 %% GET, 5 %% update), "
+            + "Zipf %.2f over %,d keys of 8 B, values of %d B, %d threads%n", home.name(), KvWorkload.rowsFor(kvKeys),
+            Zipf.YCSB_THETA, kvKeys, KvWorkload.VALUE_BYTES, kvThreads);
+        out.flush();
+        KvWorkload.Outcome r = KvWorkload.run(home, clients, kvThreads, seconds, kvKeys);
+        if (r.failure() != null) {
+            out.println("a kv thread failed: " + r.failure());
+            return false;
+        }
+        row(out, "load", String.format(Locale.ROOT, "%,d puts in %.2f s", kvKeys, r.loadNanos() / 1e9));
+        row(out, "operations", String.format(Locale.ROOT, "%,d in %.2f s%s", r.operations(), r.nanos() / 1e9,
+            r.capped() ? " (stopped at the history's bound, " + String.format(Locale.ROOT, "%,d",
+                KvWorkload.MAX_OPERATIONS) + ")" : ""));
+        row(out, "throughput", String.format(Locale.ROOT, "%,.0f ops/s", r.operations() / (r.nanos() / 1e9)));
+        row(out, "round trips per GET", String.format(Locale.ROOT, "%.3f (uncontended: %s)",
+            r.gets() == 0 ? 0.0 : (double) r.getRoundTrips() / r.gets(), range(r.probeGet())));
+        row(out, "round trips per update", String.format(Locale.ROOT, "%.3f (uncontended: %s)",
+            r.updates() == 0 ? 0.0 : (double) r.updateRoundTrips() / r.updates(), range(r.probeUpdate())));
+        row(out, "latency p50", micros(r.latency().getValueAtPercentile(50)));
+        row(out, "latency p99", micros(r.latency().getValueAtPercentile(99)));
+        row(out, "BUSY answers", String.format(Locale.ROOT, "%,d", r.busy()));
+        row(out, "history", String.format(Locale.ROOT, "%,d operations (get/put, the load included)", r.history()));
+        row(out, "checker (kv model)", r.check().verdict().name().toLowerCase(Locale.ROOT).replace('_', '-')
+            + String.format(Locale.ROOT, " in %.2f s", r.checkNanos() / 1e9)
+            + (r.check().cause() == null ? "" : " (" + r.check().cause() + ")"));
+        if (!r.roundTripsAsDocumented()) {
+            row(out, "round-trip check", "FAIL (an uncontended GET costs 1 round trip and an update 2)");
+        }
+        out.flush();
+        return r.check().verdict() == Verdict.LINEARIZABLE && r.roundTripsAsDocumented();
+    }
+
+    /** {@code "1 each"} when every call took the same count, else {@code "1..3"}. */
+    private static String range(long[] minMax) {
+        return minMax[0] == minMax[1] ? minMax[0] + " each" : minMax[0] + ".." + minMax[1];
     }
 
     private static void runWorker(Worker w, Node node, RemoteAddress word, CountDownLatch ready, CountDownLatch go,

@@ -24,7 +24,8 @@ import java.util.concurrent.CountDownLatch;
  * SIGINT, when a shutdown hook closes the fabric and the process exits 0.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = ServeCommand.EXIT_USAGE,
-    description = "Runs a memory node on the socket fabric holding named counters, words and locks, until SIGTERM.")
+    description = "Runs a memory node on the socket fabric holding named counters, words, locks and cuckoo tables, "
+        + "until SIGTERM.")
 public final class ServeCommand implements Callable<Integer> {
     /** Exit code for unknown flags, bad values, a malformed config file or a refused fabric. */
     static final int EXIT_USAGE = 2;
@@ -68,8 +69,32 @@ public final class ServeCommand implements Callable<Integer> {
         + "). Repeatable.")
     List<String> locks = new ArrayList<>();
 
+    @Option(names = "--kv", paramLabel = "NAME", description = "Create and publish a CuckooMap table of the shape the "
+        + "--kv-* flags give (repeatable); clients attach it with CuckooMap.attach(endpoint, fabric.lookup(NAME)).")
+    List<String> kvs = new ArrayList<>();
+
+    @Option(names = "--kv-rows", defaultValue = "16384", description = "A table's rows, a power of two (default "
+        + "${DEFAULT-VALUE}).")
+    int kvRows;
+
+    @Option(names = "--kv-slots", defaultValue = "4", description = "A table's slots per row, 1..64 (default "
+        + "${DEFAULT-VALUE}).")
+    int kvSlots;
+
+    @Option(names = "--kv-key-bytes", defaultValue = "16", description = "A table's largest key in bytes, 16..255 "
+        + "(default ${DEFAULT-VALUE}).")
+    int kvKeyBytes;
+
+    @Option(names = "--kv-value-bytes", defaultValue = "32", description = "A table's largest value in bytes, "
+        + "32..4096 (default ${DEFAULT-VALUE}).")
+    int kvValueBytes;
+
+    @Option(names = "--kv-clients", defaultValue = "1024", description = "A table's client ids: handles ever attached, "
+        + "never reused, 1..65535 (default ${DEFAULT-VALUE}).")
+    int kvClients;
+
     @Option(names = "--config", paramLabel = "FILE", description = "A file of objects, one a line: 'counter NAME', "
-        + "'word NAME', 'lock KIND NAME'; # starts a comment.")
+        + "'word NAME', 'lock KIND NAME', '" + ServeObjects.KV_LINE + "'; # starts a comment.")
     Path config;
 
     @Option(names = "--mcs-capacity", defaultValue = "64", description = "Handles an MCS lock admits "
@@ -96,6 +121,7 @@ public final class ServeCommand implements Callable<Integer> {
         ServeObjects objects = new ServeObjects();
         SocketContext context = new SocketContext().host(host).port(port);
         try {
+            objects.kvDefaults(new ServeObjects.KvShape(kvRows, kvSlots, kvKeyBytes, kvValueBytes, kvClients));
             for (String c : counters) {
                 objects.add(new ServeObjects.Spec(ServeObjects.Kind.COUNTER, c), "--counter " + c);
             }
@@ -104,6 +130,9 @@ public final class ServeCommand implements Callable<Integer> {
             }
             for (String l : locks) {
                 objects.add(ServeObjects.parseLockFlag(l), "--lock " + l);
+            }
+            for (String k : kvs) {
+                objects.add(new ServeObjects.Spec(ServeObjects.Kind.KV, k, objects.kvDefaults()), "--kv " + k);
             }
             if (config != null) {
                 objects.readConfig(config);

@@ -1,5 +1,7 @@
 package dev.remora.cli;
 
+import dev.remora.kv.CuckooMap;
+import dev.remora.kv.CuckooTableDescriptor;
 import dev.remora.locks.CasSpinLock;
 import dev.remora.locks.FencedRegister;
 import dev.remora.locks.LeaseLock;
@@ -18,23 +20,27 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
  * The named objects a {@code remora serve} node creates and publishes, from {@code --counter}, {@code --word},
- * {@code --lock KIND:NAME} and {@code --config FILE}.
+ * {@code --lock KIND:NAME}, {@code --kv NAME} and {@code --config FILE}.
  *
  * <p>The config file is line-based: one object per line, fields separated by blanks, {@code #} starts a comment:
  * <pre>
  * counter hits          # a RemoteCounter word
  * word    data          # a plain 8-byte word (READ, WRITE, CAS, FETCH_ADD)
  * lock    ticket L1     # a lock: cas, ticket, mcs, lease or rw
+ * kv      cache rows=65536 slots=4 key=16 value=32 clients=1024   # a CuckooMap; settings optional
  * </pre>
+ * A {@code kv} line's settings not given take the {@code --kv-*} flags' values ({@link KvShape#DEFAULT} unless set).
  */
 final class ServeObjects {
     /** What a spec makes. */
     enum Kind {
-        COUNTER("counter"), WORD("word"), CAS("cas"), TICKET("ticket"), MCS("mcs"), LEASE("lease"), RW("rw");
+        COUNTER("counter"), WORD("word"), CAS("cas"), TICKET("ticket"), MCS("mcs"), LEASE("lease"), RW("rw"),
+        KV("kv");
 
         final String label;
 
@@ -43,7 +49,7 @@ final class ServeObjects {
         }
 
         boolean isLock() {
-            return this != COUNTER && this != WORD;
+            return this != COUNTER && this != WORD && this != KV;
         }
 
         static Kind lock(String kind) {
@@ -61,11 +67,85 @@ final class ServeObjects {
     /** Suffix of the name under which a lease lock's fenced register is published. */
     static final String FENCE_SUFFIX = ".fence";
 
-    /** One object to create. */
-    record Spec(Kind kind, String name) {
+    /** The settings of a {@code kv} config line, in the order the messages list them. */
+    static final String KV_SETTINGS = "rows, slots, key, value, clients";
+    /** The syntax of a {@code kv} config line. */
+    static final String KV_LINE = "kv NAME [rows=N] [slots=N] [key=N] [value=N] [clients=N]";
+    /** The largest table a served node allocates: one registered region. */
+    static final long KV_MAX_BYTES = Integer.MAX_VALUE - 8;
+
+    /**
+     * The shape of a served cuckoo table ({@link CuckooMap.Params}).
+     *
+     * @param rows rows, a power of two
+     * @param slots slots per row
+     * @param keyBytes key capacity in bytes
+     * @param valueBytes value capacity in bytes
+     * @param clients client ids (handles ever attached; never reused)
+     */
+    record KvShape(int rows, int slots, int keyBytes, int valueBytes, int clients) {
+        /** 16,384 rows of 4 slots (65,536 pairs), 16-byte keys, 32-byte values, 1,024 client ids: about 8 MB. */
+        static final KvShape DEFAULT = new KvShape(16_384, 4, 16, 32, 1024);
+
+        CuckooMap.Params params() {
+            return new CuckooMap.Params().rows(rows).slotsPerRow(slots).keyCapacity(keyBytes).valueCapacity(valueBytes)
+                .clients(clients);
+        }
+
+        /** @return the table's bytes in the home's memory */
+        long bytes() {
+            return CuckooTableDescriptor.tableBytes(rows, slots, clients, keyBytes, valueBytes);
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the setting out of range, or the size over {@link #KV_MAX_BYTES}
+         */
+        void check() {
+            params().conclude();
+            if (bytes() > KV_MAX_BYTES) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "the table would need %,d bytes, more "
+                    + "than one region's %,d", bytes(), KV_MAX_BYTES));
+            }
+        }
+
+        /**
+         * @param setting one of {@link #KV_SETTINGS}
+         * @param value its value
+         * @return this shape with the setting changed, or null for an unknown setting
+         */
+        KvShape with(String setting, int value) {
+            return switch (setting) {
+                case "rows" -> new KvShape(value, slots, keyBytes, valueBytes, clients);
+                case "slots" -> new KvShape(rows, value, keyBytes, valueBytes, clients);
+                case "key" -> new KvShape(rows, slots, value, valueBytes, clients);
+                case "value" -> new KvShape(rows, slots, keyBytes, value, clients);
+                case "clients" -> new KvShape(rows, slots, keyBytes, valueBytes, value);
+                default -> null;
+            };
+        }
+
         @Override
         public String toString() {
-            return kind.label + ":" + name;
+            return String.format(Locale.ROOT, "rows=%d slots=%d key=%d value=%d clients=%d", rows, slots, keyBytes,
+                valueBytes, clients);
+        }
+    }
+
+    /**
+     * One object to create.
+     *
+     * @param kind what it is
+     * @param name the name it is published under
+     * @param shape a cuckoo table's shape ({@link Kind#KV}), null for the other kinds
+     */
+    record Spec(Kind kind, String name, KvShape shape) {
+        Spec(Kind kind, String name) {
+            this(kind, name, null);
+        }
+
+        @Override
+        public String toString() {
+            return kind.label + ":" + name + (shape == null ? "" : "(" + shape + ")");
         }
     }
 
@@ -84,9 +164,31 @@ final class ServeObjects {
 
     private final List<Spec> specs = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
+    private KvShape kvDefaults = KvShape.DEFAULT;
 
     List<Spec> specs() {
         return specs;
+    }
+
+    /**
+     * Sets the shape of tables from {@code --kv} and of {@code kv} lines' settings not given; call before adding them.
+     *
+     * @param shape the {@code --kv-*} flags' values
+     * @throws ConfigException naming the setting out of range
+     */
+    void kvDefaults(KvShape shape) throws ConfigException {
+        try {
+            shape.check();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("--kv-rows, --kv-slots, --kv-key-bytes, --kv-value-bytes, --kv-clients: "
+                + e.getMessage());
+        }
+        kvDefaults = shape;
+    }
+
+    /** @return the shape of a table whose settings are not given */
+    KvShape kvDefaults() {
+        return kvDefaults;
     }
 
     void add(Spec spec, String where) throws ConfigException {
@@ -177,10 +279,55 @@ final class ServeObjects {
                     }
                     add(new Spec(k, f[2]), at + ", field 3 (name)");
                 }
+                case "kv" -> {
+                    if (f.length < 2) {
+                        throw new ConfigException(at + ": field 2 (name) is missing: expected '" + KV_LINE + "'");
+                    }
+                    add(new Spec(Kind.KV, f[1], kvShape(at, f)), at + ", field 2 (name)");
+                }
                 default -> throw new ConfigException(at + ": field 1 (object): unknown object '" + f[0]
-                    + "' (known: counter, word, lock)");
+                    + "' (known: counter, word, lock, kv)");
             }
         }
+    }
+
+    /**
+     * The settings of a {@code kv} line (fields 3 on), each {@code SETTING=N}, over {@link #kvDefaults()}; each is
+     * checked as it is applied, so an error names the field that made the shape invalid.
+     */
+    private KvShape kvShape(String at, String[] f) throws ConfigException {
+        KvShape shape = kvDefaults;
+        Set<String> given = new HashSet<>();
+        for (int j = 2; j < f.length; j++) {
+            String field = "field " + (j + 1) + " ('" + f[j] + "')";
+            int eq = f[j].indexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException(at + ": " + field + ": expected SETTING=N with SETTING one of "
+                    + KV_SETTINGS);
+            }
+            String setting = f[j].substring(0, eq);
+            String text = f[j].substring(eq + 1);
+            if (shape.with(setting, 0) == null) {
+                throw new ConfigException(at + ": " + field + ": unknown setting '" + setting + "' (known: "
+                    + KV_SETTINGS + ")");
+            }
+            if (!given.add(setting)) {
+                throw new ConfigException(at + ": " + field + ": " + setting + " is given twice");
+            }
+            int value;
+            try {
+                value = Integer.parseInt(text);
+            } catch (NumberFormatException e) {
+                throw new ConfigException(at + ": " + field + ": '" + text + "' is not a whole number");
+            }
+            shape = shape.with(setting, value);
+            try {
+                shape.check();
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(at + ": " + field + ": " + e.getMessage());
+            }
+        }
+        return shape;
     }
 
     private static void checkName(String name, String where) throws ConfigException {
@@ -214,6 +361,17 @@ final class ServeObjects {
                 case TICKET -> fabric.publish(s.name(), TicketLock.create(home).address());
                 case MCS -> fabric.publish(s.name(), McsLock.create(home, settings.mcsCapacity()).address());
                 case RW -> fabric.publish(s.name(), RemoteReadWriteLock.create(home).address());
+                case KV -> {
+                    // CuckooMap.allocate writes the header's magic word last with a volatile store, so the whole
+                    // header is in memory before the address is published (R1, R5).
+                    try {
+                        fabric.publish(s.name(), CuckooMap.allocate(home, s.shape().params()));
+                    } catch (OutOfMemoryError e) {
+                        throw new IllegalStateException(String.format(Locale.ROOT, "cannot allocate the %,d bytes "
+                            + "of kv %s (%s): %s; raise -XX:MaxDirectMemorySize through REMORA_JAVA_OPTS",
+                            s.shape().bytes(), s.name(), s.shape(), e.getMessage()), e);
+                    }
+                }
                 case LEASE -> {
                     // LeaseLock.create stores the lease settings with a volatile store before returning, so they are
                     // in memory before the address is published (R1, R5).
@@ -224,6 +382,9 @@ final class ServeObjects {
                 default -> throw new AssertionError(s);
             }
             made.add(s.kind().isLock() ? "lock " + s
+                : s.kind() == Kind.KV ? String.format(Locale.ROOT, "kv %s (%d rows x %d slots, keys <= %d B, values "
+                    + "<= %d B, %d clients)", s.name(), s.shape().rows(), s.shape().slots(), s.shape().keyBytes(),
+                    s.shape().valueBytes(), s.shape().clients())
                 : s.kind().label + " " + s.name());
             if (s.kind() == Kind.LEASE) {
                 made.add("register " + s.name() + FENCE_SUFFIX);

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code remora demo} with round trips long enough that the waiting threads block (25 µs and 100 µs): it must finish
- * and pass both checks. The command runs on its own thread; if it has not finished within {@link #LIMIT_MS}, the
+ * and pass every check (the count, the lock history, the kv history and round trips; the kv section with 2,000 keys,
+ * to keep its load short). The command runs on its own thread; if it has not finished within {@link #LIMIT_MS}, the
  * test fails with what it printed so far and the stacks of the demo's and the fabric's threads.
  */
 class DemoLatencyTest {
@@ -32,7 +33,7 @@ class DemoLatencyTest {
         cl.setErr(new PrintWriter(err, true));
         int[] code = {-1};
         Thread runner = new Thread(() -> code[0] = cl.execute("demo", "--seconds", "0.3", "--threads", "8",
-            "--rtt-ns", Long.toString(rttNs)), "demo-runner");
+            "--rtt-ns", Long.toString(rttNs), "--kv-keys", "2000"), "demo-runner");
         runner.setDaemon(true);
         runner.start();
         runner.join(LIMIT_MS);
@@ -46,6 +47,7 @@ class DemoLatencyTest {
             printed);
         assertTrue(printed.contains("PASS (counter = acquisitions)"), printed);
         assertTrue(printed.contains("checker (mutex model)        linearizable"), printed);
+        RemoraMainTest.assertKvSection(printed);
     }
 
     /** The stacks of the demo's threads and the fabric's NIC threads. */

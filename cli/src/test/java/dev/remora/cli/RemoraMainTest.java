@@ -30,6 +30,35 @@ class RemoraMainTest {
         assertTrue(r[1].contains("latency p99"), r[1]);
         assertTrue(r[1].contains("checker (mutex model)        linearizable"), r[1]);
         assertTrue(r[1].contains("PASS (counter = acquisitions)"), r[1]);
+        assertKvSection(r[1]);
+    }
+
+    /**
+     * The demo's kv section: YCSB-B's history linearizable under the kv model, every uncontended GET 1 round trip and
+     * every uncontended update 2, and the workload's means no lower and not far above (a GET retries only while a
+     * writer is in one of its rows, an update while another holds a lock).
+     */
+    static void assertKvSection(String printed) {
+        assertTrue(printed.contains("KV workload: CuckooMap on N0-home"), printed);
+        java.util.regex.Matcher load = java.util.regex.Pattern.compile("  load +([\\d,]+) puts in ").matcher(printed);
+        assertTrue(load.find(), printed);
+        long loaded = Long.parseLong(load.group(1).replace(",", ""));
+        assertTrue(printed.contains("  checker (kv model)           linearizable in "), printed);
+        java.util.regex.Matcher get = java.util.regex.Pattern.compile(
+            "round trips per GET +(\\d+\\.\\d+) \\(uncontended: 1 each\\)").matcher(printed);
+        assertTrue(get.find(), printed);
+        double perGet = Double.parseDouble(get.group(1));
+        assertTrue(perGet >= 1.0 && perGet < 1.5, "round trips per GET " + perGet);
+        java.util.regex.Matcher update = java.util.regex.Pattern.compile(
+            "round trips per update +(\\d+\\.\\d+) \\(uncontended: 2 each\\)").matcher(printed);
+        assertTrue(update.find(), printed);
+        double perUpdate = Double.parseDouble(update.group(1));
+        assertTrue(perUpdate >= 2.0 && perUpdate < 3.0, "round trips per update " + perUpdate);
+        java.util.regex.Matcher history = java.util.regex.Pattern.compile(
+            "history +([\\d,]+) operations \\(get/put, the load included\\)").matcher(printed);
+        assertTrue(history.find(), printed);
+        assertTrue(Long.parseLong(history.group(1).replace(",", "")) > loaded + 2 * KvWorkload.PROBES,
+            "the workload's operations are in the history: " + history.group(1));
     }
 
     @Test
@@ -43,6 +72,7 @@ class RemoraMainTest {
     void shouldRejectBadOptionsWithUsageExitCode() {
         assertEquals("64", run("demo", "--threads", "0")[0]);
         assertEquals("64", run("demo", "--bogus")[0]);
+        assertEquals("64", run("demo", "--kv-keys", "10")[0]);
         assertEquals("64", run()[0]);
     }
 

@@ -1,24 +1,33 @@
 package dev.remora.cli;
 
+import dev.remora.kv.CuckooMap;
 import dev.remora.locks.TicketLock;
 import dev.remora.objects.RemoteCounter;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.socket.SocketFabric;
 import dev.remora.verbs.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,6 +74,43 @@ class ServeProcessTest {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void shouldServeCuckooTablesFromFlagsAndConfigToAnotherProcess(@TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("serve.conf");
+        Files.write(conf, List.of("# a table for the cache", "kv cache rows=256 slots=2 value=40 clients=8"));
+        try (ChildJvm serve = ChildJvm.builder(RemoraMain.class).name("serve")
+            .args("serve", "--kv", "sessions", "--kv-rows", "64", "--config", conf.toString()).start()) {
+            Matcher m = serve.awaitLine(LISTENING, Duration.ofSeconds(20));
+            assertEquals("kv sessions (64 rows x 4 slots, keys <= 16 B, values <= 32 B, 1024 clients), "
+                + "kv cache (256 rows x 2 slots, keys <= 16 B, values <= 40 B, 8 clients)", m.group(2));
+            try (SocketFabric fabric = SocketFabric.open()) {
+                Node me = fabric.addNode("test");
+                fabric.connect(m.group(1));
+                try (Endpoint ep = Endpoint.open(me);
+                     CuckooMap cache = CuckooMap.attach(ep, fabric.lookup("cache"));
+                     CuckooMap sessions = CuckooMap.attach(ep, fabric.lookup("sessions"))) {
+                    assertEquals(256, cache.rows());
+                    assertEquals(2, cache.slotsPerRow());
+                    assertEquals(40, cache.valueCapacity());
+                    assertEquals(64 * 4, sessions.capacity());
+                    byte[] key = "user:42".getBytes(StandardCharsets.UTF_8);
+                    byte[] value = new byte[40];
+                    Arrays.fill(value, (byte) 7);
+                    VerbsStatistics before = ep.statistics();
+                    assertTrue(cache.put(key, value).isOk());
+                    assertEquals(2, ep.statistics().minus(before).roundTrips(), "an insert: 2 round trips");
+                    before = ep.statistics();
+                    assertArrayEquals(value, cache.get(key));
+                    assertEquals(1, ep.statistics().minus(before).roundTrips(), "a GET: 1 round trip");
+                    assertNull(sessions.get(key), "the tables are distinct");
+                }
+            }
+            assertTrue(serve.process().toHandle().destroy());
+            assertEquals(0, serve.awaitExit(Duration.ofSeconds(10)), serve.output());
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void shouldExitTwoWithTheFabricsMessageOffLoopbackWithoutASecret() throws Exception {
         // 192.0.2.1 is a documentation address (TEST-NET-1): the fabric refuses it before binding, for want of a
         // secret.
@@ -85,5 +131,7 @@ class ServeProcessTest {
         assertEquals(2, RemoraMain.run(new String[] {"serve", "--counter", "a", "--word", "a"}));
         assertEquals(2, RemoraMain.run(new String[] {"serve", "--retry-timeout-ms", "0"}));
         assertEquals(2, RemoraMain.run(new String[] {"serve", "--config", "/nonexistent/remora.conf"}));
+        assertEquals(2, RemoraMain.run(new String[] {"serve", "--kv", "t", "--kv-rows", "100"}));
+        assertEquals(2, RemoraMain.run(new String[] {"serve", "--kv", "t", "--counter", "t"}));
     }
 }

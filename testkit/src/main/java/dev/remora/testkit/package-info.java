@@ -9,7 +9,9 @@
  *   <li>{@link dev.remora.testkit.Histories}: history recorders that classify unknown outcomes as the verbs do
  *       ({@code info}, never {@code fail}), and checks with a model;</li>
  *   <li>{@link dev.remora.testkit.Bounded}: loops bounded in count and time; {@link dev.remora.testkit.Parallel}:
- *       threads started together and joined within a bound.</li>
+ *       threads started together and joined within a bound;</li>
+ *   <li>{@link dev.remora.testkit.Zipf}: Zipf-distributed ranks, the key popularity of the YCSB workloads that the kv
+ *       benchmark and the demo run.</li>
  * </ul>
  */
 package dev.remora.testkit;

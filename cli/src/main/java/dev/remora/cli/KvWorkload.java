@@ -1,0 +1,294 @@
+package dev.remora.cli;
+
+import dev.remora.check.CheckOptions;
+import dev.remora.check.CheckResult;
+import dev.remora.check.Checker;
+import dev.remora.check.HistoryRecorder;
+import dev.remora.check.model.KvModel;
+import dev.remora.kv.CuckooMap;
+import dev.remora.testkit.Zipf;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAddress;
+import org.HdrHistogram.Histogram;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The demo's kv workload: a {@link CuckooMap} on the home node, loaded with {@value #KEYS} keys (by default), then
+ * YCSB-B (95 %
+ * GET, 5 % update, keys drawn Zipf 0.99, 8-byte keys, 32-byte values) from several threads, each with its own endpoint
+ * and handle, for a while; then one thread alone GETs and updates {@value #PROBES} keys each, its round trips counted
+ * per call. Every operation, the load's puts included, is recorded with a {@link HistoryRecorder} (a GET as
+ * {@code get} of its value or {@code ""} on a miss, an update as {@code put}; BUSY as {@code fail}, a verb error as
+ * {@code info}) and the history is checked with the checker's kv model, every key starting at {@code ""}.
+ */
+final class KvWorkload {
+    /** Keys loaded and drawn from, by default. */
+    static final int KEYS = 10_000;
+    /** Bytes of every value. */
+    static final int VALUE_BYTES = 32;
+    /** GETs, then updates, of the uncontended probe. */
+    static final int PROBES = 100;
+    /** Most workload operations recorded, over every thread (the history's size, which the checker holds). */
+    static final long MAX_OPERATIONS = 1_000_000;
+
+    private KvWorkload() {
+    }
+
+    /**
+     * What the workload measured and the checker's verdict.
+     *
+     * @param loadNanos the load's wall time
+     * @param operations workload operations (GETs and updates, BUSY included)
+     * @param nanos the workload's wall time
+     * @param gets GETs
+     * @param updates updates
+     * @param getRoundTrips round trips of every GET
+     * @param updateRoundTrips round trips of every update
+     * @param busy BUSY answers
+     * @param capped whether the workload stopped at {@link #MAX_OPERATIONS} before its time
+     * @param latency every workload operation's latency in ns
+     * @param probeGet the probe GETs' fewest and most round trips per call
+     * @param probeUpdate the probe updates' fewest and most round trips per call
+     * @param history operations in the history
+     * @param check the checker's result
+     * @param checkNanos the check's time
+     * @param failure the first thread failure, or null
+     */
+    record Outcome(long loadNanos, long operations, long nanos, long gets, long updates, long getRoundTrips,
+                   long updateRoundTrips, long busy, boolean capped, Histogram latency, long[] probeGet,
+                   long[] probeUpdate, long history, CheckResult check, long checkNanos, Throwable failure) {
+        /** @return whether every probe GET took exactly 1 round trip and every probe update exactly 2 */
+        boolean roundTripsAsDocumented() {
+            return probeGet[0] == 1 && probeGet[1] == 1 && probeUpdate[0] == 2 && probeUpdate[1] == 2;
+        }
+    }
+
+    /**
+     * @param keys keys to hold
+     * @return the fewest rows of 4 slots, a power of two, that hold them at 70 % load or less (4,096 for 10,000)
+     */
+    static int rowsFor(int keys) {
+        int rows = 2;
+        while (rows * 4L * 7 < keys * 10L) {
+            rows <<= 1;
+        }
+        return rows;
+    }
+
+    static byte[] key(long k) {
+        byte[] b = new byte[8];
+        for (int i = 7; i >= 0; i--) {
+            b[i] = (byte) k;
+            k >>>= 8;
+        }
+        return b;
+    }
+
+    /** A 32-character value naming its writer and count, as recorded; its bytes are its ASCII characters. */
+    static String value(String writer, long count) {
+        StringBuilder sb = new StringBuilder(VALUE_BYTES).append(writer).append('-').append(count);
+        while (sb.length() < VALUE_BYTES) {
+            sb.append('.');
+        }
+        return sb.toString();
+    }
+
+    private static String text(byte[] b) {
+        return b == null ? "" : new String(b, StandardCharsets.US_ASCII);
+    }
+
+    /** One workload thread's counts. */
+    private static final class Counts {
+        final Histogram latency = new Histogram(3);
+        long gets;
+        long updates;
+        long getRt;
+        long updateRt;
+        long busy;
+    }
+
+    /**
+     * Runs the load, the workload and the probe, then checks the history.
+     *
+     * @param home the node holding the table
+     * @param clients the client nodes, used in turn by the threads
+     * @param threads workload threads
+     * @param seconds how long the workload runs
+     * @param keys keys loaded and drawn from
+     * @return what it measured
+     * @throws InterruptedException if interrupted while waiting for the threads
+     */
+    static Outcome run(Node home, Node[] clients, int threads, double seconds, int keys) throws InterruptedException {
+        RemoteAddress table = CuckooMap.allocate(home, new CuckooMap.Params().rows(rowsFor(keys)).slotsPerRow(4)
+            .keyCapacity(16).valueCapacity(VALUE_BYTES).clients(2 * threads + 4));
+        HistoryRecorder rec = HistoryRecorder.builder().name("demo-kv").build();
+        Throwable[] failure = new Throwable[1];
+        Zipf zipf = new Zipf(keys, Zipf.YCSB_THETA);
+        Counts[] counts = new Counts[threads];
+        AtomicLong started = new AtomicLong();
+        CountDownLatch loaded = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        long[] window = new long[3];
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Counts c = new Counts();
+            counts[t] = c;
+            Node node = clients[t % clients.length];
+            Thread th = new Thread(() -> {
+                try (Endpoint ep = Endpoint.open(node); CuckooMap map = CuckooMap.attach(ep, table)) {
+                    try {
+                        for (long k = id; k < keys; k += threads) {
+                            long key = k;
+                            String v = value("load", k);
+                            recorded(rec, "put", k, v, () -> map.put(key(key), v.getBytes(StandardCharsets.US_ASCII)));
+                        }
+                    } finally {
+                        loaded.countDown();
+                    }
+                    go.await();
+                    SplittableRandom rnd = new SplittableRandom(17L * id + 5);
+                    long end = window[1];
+                    long n = 0;
+                    long now = System.nanoTime();
+                    while (now < end && started.incrementAndGet() <= MAX_OPERATIONS) {
+                        long k = zipf.rank(rnd.nextDouble());
+                        boolean read = rnd.nextInt(100) < 95;
+                        long rt0 = ep.statistics().roundTrips();
+                        CuckooMap.Status s;
+                        if (read) {
+                            s = recorded(rec, "get", k, null, () -> map.lookup(key(k))).status();
+                        } else {
+                            String v = value("t" + id, n);
+                            s = recorded(rec, "put", k, v, () -> map.update(key(k),
+                                v.getBytes(StandardCharsets.US_ASCII))).status();
+                        }
+                        long after = System.nanoTime();
+                        long rt = ep.statistics().roundTrips() - rt0;
+                        c.latency.recordValue(after - now);
+                        if (read) {
+                            c.gets++;
+                            c.getRt += rt;
+                        } else {
+                            c.updates++;
+                            c.updateRt += rt;
+                        }
+                        if (s == CuckooMap.Status.BUSY) {
+                            c.busy++;
+                        }
+                        n++;
+                        now = after;
+                    }
+                } catch (Throwable e) {
+                    synchronized (failure) {
+                        if (failure[0] == null) {
+                            failure[0] = e;
+                        }
+                    }
+                }
+            }, "demo-kv-" + t);
+            running.add(th);
+            th.start();
+        }
+        long loadStart = System.nanoTime();
+        loaded.await();
+        long loadNanos = System.nanoTime() - loadStart;
+        window[0] = System.nanoTime();
+        window[1] = window[0] + (long) (seconds * 1e9);
+        go.countDown();
+        for (Thread th : running) {
+            th.join();
+        }
+        long nanos = System.nanoTime() - window[0];
+
+        long[] probeGet = {Long.MAX_VALUE, 0};
+        long[] probeUpdate = {Long.MAX_VALUE, 0};
+        if (failure[0] == null) {
+            try (Endpoint ep = Endpoint.open(clients[0]); CuckooMap map = CuckooMap.attach(ep, table)) {
+                SplittableRandom rnd = new SplittableRandom(99);
+                for (int i = 0; i < 2 * PROBES; i++) {
+                    long k = rnd.nextInt(keys);
+                    boolean read = i < PROBES;
+                    long rt0 = ep.statistics().roundTrips();
+                    if (read) {
+                        recorded(rec, "get", k, null, () -> map.lookup(key(k)));
+                    } else {
+                        String v = value("probe", i);
+                        recorded(rec, "put", k, v, () -> map.update(key(k), v.getBytes(StandardCharsets.US_ASCII)));
+                    }
+                    long rt = ep.statistics().roundTrips() - rt0;
+                    long[] into = read ? probeGet : probeUpdate;
+                    into[0] = Math.min(into[0], rt);
+                    into[1] = Math.max(into[1], rt);
+                }
+            } catch (RuntimeException e) {
+                failure[0] = e;
+            }
+        }
+
+        Histogram all = new Histogram(3);
+        long gets = 0;
+        long updates = 0;
+        long getRt = 0;
+        long updateRt = 0;
+        long busy = 0;
+        for (Counts c : counts) {
+            all.add(c.latency);
+            gets += c.gets;
+            updates += c.updates;
+            getRt += c.getRt;
+            updateRt += c.updateRt;
+            busy += c.busy;
+        }
+        long checkStart = System.nanoTime();
+        CheckResult check = Checker.check(rec.history(), new KvModel(""),
+            CheckOptions.DEFAULTS.withTimeLimitSeconds(60));
+        long checkNanos = System.nanoTime() - checkStart;
+        return new Outcome(loadNanos, gets + updates, nanos, gets, updates, getRt, updateRt, busy,
+            started.get() > MAX_OPERATIONS, all, probeGet, probeUpdate, check.operations(), check, checkNanos,
+            failure[0]);
+    }
+
+    /**
+     * Runs one operation and records it: {@code get} OK with the value read, or {@code ""} on NOT_FOUND; a write
+     * ({@code put}, which a PUT and an UPDATE both are) OK; BUSY as fail (nothing changed); a verb error as info (the
+     * outcome is unknown), rethrown. An UPDATE that finds no key is a defect here (every key is loaded before the
+     * workload, none is deleted): recorded as fail (nothing was written) and thrown.
+     */
+    private static CuckooMap.Result recorded(HistoryRecorder rec, String function, long key, String input,
+                                             Supplier<CuckooMap.Result> op) {
+        HistoryRecorder.Invocation inv = rec.invoke(function, key, input);
+        CuckooMap.Result r;
+        try {
+            r = op.get();
+        } catch (RuntimeException e) {
+            inv.info();
+            throw e;
+        }
+        boolean get = function.equals("get");
+        switch (r.status()) {
+            case OK -> inv.ok(get ? text(r.value()) : null);
+            case NOT_FOUND -> {
+                if (!get) {
+                    inv.fail();
+                    throw new IllegalStateException("an update of key " + key + " found no key: every key was loaded");
+                }
+                inv.ok("");
+            }
+            case BUSY -> inv.fail();
+            default -> {
+                inv.fail();
+                throw new IllegalStateException(function + " of key " + key + " answered " + r.status());
+            }
+        }
+        return r;
+    }
+}

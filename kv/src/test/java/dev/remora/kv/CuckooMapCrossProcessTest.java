@@ -1,0 +1,293 @@
+package dev.remora.kv;
+
+import dev.remora.check.CheckResult;
+import dev.remora.check.Checker;
+import dev.remora.check.HistoryRecorder;
+import dev.remora.check.Verdict;
+import dev.remora.check.model.KvModel;
+import dev.remora.kv.CuckooMap.Params;
+import dev.remora.kv.CuckooMap.Result;
+import dev.remora.kv.CuckooMap.Status;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.RemoteAddress;
+import dev.remora.verbs.VerbsStatistics;
+import dev.remora.verbs.testing.HostedSocketFabric;
+import dev.remora.verbs.testing.NodeHostExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The cuckoo map on the socket fabric between two OS processes: the table's memory is a region of a node in the
+ * {@code NodeHost} child JVM ({@link HostedSocketFabric}), allocated there by remote control, and the clients are
+ * threads of this JVM on two nodes of their own, so every verb crosses processes over loopback TCP and the child's
+ * service thread alone executes them.
+ *
+ * <p>Four clients do get, put, delete and compareAndSet on a few keys, recorded with {@link HistoryRecorder} and
+ * checked with the checker's kv model, as in {@link CuckooMapConcurrencyTest} (a DELETE is a put of {@code ""}, a miss
+ * a get of {@code ""}; BUSY and TABLE_FULL are {@code fail}; a verb error fails the test); once on a roomy table, once
+ * on 8 rows of one slot where inserts kick keys. Then, with nobody else active, each call's round trips are read from
+ * the endpoint's statistics: GET 1 (hit or miss), every update 2. Each run is bounded at 5 s.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CuckooMapCrossProcessTest {
+    private static final int CLIENTS = 4;
+    private static final int OPS_PER_CLIENT = 150;
+    private static final long BOUND_NS = TimeUnit.SECONDS.toNanos(5);
+
+    @RegisterExtension
+    static final NodeHostExtension HOST = new NodeHostExtension();
+
+    private static HostedSocketFabric open() {
+        return HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("home"), Map.of());
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] b) {
+        return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+    }
+
+    @ParameterizedTest(name = "{0} rows of {1} slots, {2} keys")
+    @CsvSource({"64, 4, 4", "8, 1, 6"})
+    void shouldGiveLinearizableHistoriesWithTheTableInAnotherProcess(int rows, int slots, int keyCount)
+        throws Exception {
+        HistoryRecorder rec = HistoryRecorder.inMemory();
+        AtomicInteger busy = new AtomicInteger();
+        AtomicInteger full = new AtomicInteger();
+        AtomicInteger casOk = new AtomicInteger();
+        AtomicInteger kicks = new AtomicInteger();
+        AtomicLong gets = new AtomicLong();
+        AtomicLong getRoundTrips = new AtomicLong();
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        long start = System.nanoTime();
+        try (HostedSocketFabric f = open()) {
+            Node home = f.addNode("home");
+            Node a = f.addNode("a");
+            Node b = f.addNode("b");
+            assertTrue(f.isInChild(home) && !f.isInChild(a) && !f.isInChild(b));
+            RemoteAddress table = CuckooMap.allocate(home, new Params().rows(rows).slotsPerRow(slots).clients(16));
+            String[] keys = new String[keyCount];
+            try (Endpoint ep = Endpoint.open(a); CuckooMap m = CuckooMap.attach(ep, table)) {
+                chooseKeys(m, keys, slots == 1 ? 5 : rows);
+            }
+            Node[] placement = {a, a, b, b};
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            long deadline = start + BOUND_NS;
+            for (int c = 0; c < CLIENTS; c++) {
+                int id = c;
+                Node node = placement[c];
+                Thread t = new Thread(() -> {
+                    try (Endpoint ep = Endpoint.open(node); CuckooMap m = CuckooMap.attach(ep, table)) {
+                        go.await();
+                        Client client = new Client(id, ep, m, rec, keys, deadline);
+                        client.run(busy, full, casOk, kicks);
+                        gets.addAndGet(client.gets);
+                        getRoundTrips.addAndGet(client.getRoundTrips);
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                }, "kv-xp-client-" + c);
+                threads.add(t);
+                t.start();
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(t.isAlive(), t.getName() + " still running");
+            }
+        }
+        long took = System.nanoTime() - start;
+        assertTrue(errors.isEmpty(), "client errors: " + errors);
+        int ops = rec.history().operations().size();
+        CheckResult result = Checker.check(rec.history(), new KvModel(""));
+        System.out.printf("[kv cross-process] %d rows x %d slots, %d keys: %d operations, %d cas ok, %d puts kicked, "
+                + "%d BUSY, %d TABLE_FULL, %.3f round trips per GET, %s in %d ms%n", rows, slots, keyCount, ops,
+            casOk.get(), kicks.get(), busy.get(), full.get(), (double) getRoundTrips.get() / gets.get(),
+            result.verdict(), took / 1_000_000);
+        assertEquals(Verdict.LINEARIZABLE, result.verdict(), String.valueOf(result.cause()));
+        assertEquals(CLIENTS * OPS_PER_CLIENT - busy.get() - full.get(), ops, "every operation completed within the "
+            + "bound; BUSY and TABLE_FULL are fail");
+        assertTrue(casOk.get() > 0, "some compareAndSet succeeded");
+        assertTrue(gets.get() > 0 && getRoundTrips.get() >= gets.get(), "a GET takes a round trip at least");
+        assertTrue(busy.get() < ops / 10, "BUSY answers: " + busy.get());
+        if (slots == 1) {
+            assertTrue(kicks.get() > 0, "puts kicked keys while others read and wrote");
+        }
+    }
+
+    @Test
+    void shouldTakeOneRoundTripPerGetAndTwoPerUncontendedUpdateAcrossProcesses() {
+        try (HostedSocketFabric f = open()) {
+            Node home = f.addNode("home");
+            Node a = f.addNode("a");
+            RemoteAddress table = CuckooMap.allocate(home, new Params().rows(64).clients(4));
+            try (Endpoint ep = Endpoint.open(a); CuckooMap m = CuckooMap.attach(ep, table)) {
+                byte[] k = bytes("key-1");
+                byte[] absent = bytes("key-2");
+                assertEquals(2, roundTrips(ep, () -> assertNull(m.put(k, bytes("v1")).value())), "PUT of a new key");
+                assertEquals(1, roundTrips(ep, () -> assertArrayEquals(bytes("v1"), m.get(k))), "GET hit");
+                assertEquals(1, roundTrips(ep, () -> assertEquals(Status.NOT_FOUND, m.lookup(absent).status())),
+                    "GET miss");
+                assertEquals(2, roundTrips(ep, () -> assertEquals(new Result(Status.OK, bytes("v1")),
+                    m.put(k, bytes("v2")))), "PUT replacing");
+                assertEquals(2, roundTrips(ep, () -> assertEquals(new Result(Status.OK, bytes("v2")),
+                    m.update(k, bytes("v3")))), "UPDATE");
+                assertEquals(2, roundTrips(ep, () -> assertEquals(new Result(Status.OK, bytes("v3")),
+                    m.compareAndSet(k, bytes("v3"), bytes("v4")))), "compareAndSet");
+                assertEquals(2, roundTrips(ep, () -> assertEquals(new Result(Status.OK, bytes("v4")), m.delete(k))),
+                    "DELETE");
+                assertEquals(1, roundTrips(ep, () -> assertNull(m.get(k))), "GET after the DELETE");
+                long before = ep.statistics().roundTrips();
+                for (int i = 0; i < 50; i++) {
+                    assertTrue(m.put(bytes("k" + i), bytes("v" + i)).isOk());
+                }
+                for (int i = 0; i < 50; i++) {
+                    assertEquals("v" + i, text(m.get(bytes("k" + i))));
+                }
+                assertEquals(50 * 2 + 50, ep.statistics().roundTrips() - before, "50 PUTs and 50 GETs");
+            }
+        }
+    }
+
+    private static long roundTrips(Endpoint ep, Runnable op) {
+        VerbsStatistics before = ep.statistics();
+        op.run();
+        return ep.statistics().minus(before).roundTrips();
+    }
+
+    /** Keys whose two rows are both below {@code rowLimit}, no two keys with the same pair of rows. */
+    private static void chooseKeys(CuckooMap m, String[] keys, int rowLimit) {
+        Set<Integer> pairs = new HashSet<>();
+        int n = 0;
+        for (int i = 0; n < keys.length; i++) {
+            assertTrue(i < 100_000, "no keys found");
+            byte[] kb = bytes("k" + i);
+            int r1 = m.row1(kb);
+            int r2 = m.row2(kb, r1);
+            if (r1 < rowLimit && r2 < rowLimit && pairs.add(Math.min(r1, r2) * 1000 + Math.max(r1, r2))) {
+                keys[n++] = "k" + i;
+            }
+        }
+    }
+
+    /** One client's operations, each recorded, and its GETs' round trips. */
+    private static final class Client {
+        final int id;
+        final Endpoint ep;
+        final CuckooMap m;
+        final HistoryRecorder rec;
+        final String[] keys;
+        final long deadline;
+        long gets;
+        long getRoundTrips;
+
+        Client(int id, Endpoint ep, CuckooMap m, HistoryRecorder rec, String[] keys, long deadline) {
+            this.id = id;
+            this.ep = ep;
+            this.m = m;
+            this.rec = rec;
+            this.keys = keys;
+            this.deadline = deadline;
+        }
+
+        void run(AtomicInteger busy, AtomicInteger full, AtomicInteger casOk, AtomicInteger kicks) {
+            Random rnd = new Random(2000 + id);
+            String[] seen = new String[keys.length];
+            Arrays.fill(seen, "");
+            for (int i = 0; i < OPS_PER_CLIENT; i++) {
+                assertTrue(System.nanoTime() - deadline < 0, "client " + id + " still at operation " + i
+                    + " after the bound");
+                int k = rnd.nextInt(keys.length);
+                String key = keys[k];
+                byte[] kb = bytes(key);
+                String fresh = "c" + id + "-" + i;
+                switch (rnd.nextInt(4)) {
+                    case 0 -> {
+                        HistoryRecorder.Invocation inv = rec.invoke("get", key, null);
+                        long rt0 = ep.statistics().roundTrips();
+                        Result r = m.lookup(kb);
+                        getRoundTrips += ep.statistics().roundTrips() - rt0;
+                        gets++;
+                        if (r.status() == Status.BUSY) {
+                            busy.incrementAndGet();
+                            inv.fail();
+                        } else {
+                            seen[k] = text(r.value());
+                            inv.ok(seen[k]);
+                        }
+                    }
+                    case 1 -> {
+                        HistoryRecorder.Invocation inv = rec.invoke("put", key, fresh);
+                        long before = m.kicks();
+                        Status s = m.put(kb, bytes(fresh)).status();
+                        kicks.addAndGet((int) (m.kicks() - before));
+                        finish(inv, s, null, busy, full);
+                    }
+                    case 2 -> {
+                        HistoryRecorder.Invocation inv = rec.invoke("put", key, "");
+                        Status s = m.delete(kb).status();
+                        finish(inv, s == Status.NOT_FOUND ? Status.OK : s, null, busy, full);
+                    }
+                    default -> {
+                        String expected = rnd.nextInt(4) == 0 ? "" : seen[k];
+                        String replacement = rnd.nextInt(5) == 0 ? "" : fresh;
+                        HistoryRecorder.Invocation inv = rec.invoke("cas", key, List.of(expected, replacement));
+                        Result r = m.compareAndSet(kb, expected.isEmpty() ? null : bytes(expected),
+                            replacement.isEmpty() ? null : bytes(replacement));
+                        if (r.status() == Status.OK) {
+                            casOk.incrementAndGet();
+                            seen[k] = replacement;
+                        } else if (r.status() == Status.CAS_MISMATCH) {
+                            seen[k] = text(r.value());
+                        }
+                        finish(inv, r.status(), r.status() == Status.OK, busy, full);
+                    }
+                }
+            }
+        }
+
+        private static void finish(HistoryRecorder.Invocation inv, Status s, Object okValue, AtomicInteger busy,
+                                   AtomicInteger full) {
+            switch (s) {
+                case OK -> inv.ok(okValue);
+                case CAS_MISMATCH -> inv.ok(false);
+                case BUSY -> {
+                    busy.incrementAndGet();
+                    inv.fail();
+                }
+                case TABLE_FULL -> {
+                    full.incrementAndGet();
+                    inv.fail();
+                }
+                default -> throw new AssertionError(s);
+            }
+        }
+    }
+}
