@@ -41,6 +41,7 @@ DelY == [kind |-> "del", key |-> 2, val |-> 0, path |-> <<>>]
 DelX == [kind |-> "del", key |-> 1, val |-> 0, path |-> <<>>]
 MCOpsKick == [t \in MCAll |-> IF t = "c" THEN <<Kick>> ELSE <<>>]
 MCOpsRace == [t \in MCAll |-> CASE t = "c" -> <<Kick>> [] t = "d" -> <<DelY>> [] OTHER -> <<>>]
+MCOpsRace2 == [t \in MCAll |-> CASE t = "c" -> <<Kick>> [] t = "d" -> <<UpdX>> [] OTHER -> <<>>]
 MCOpsAll == [t \in MCAll |-> IF t = "c" THEN <<UpdX, Kick, DelX>> ELSE <<>>]
 MCOpsDelUpd == [t \in MCAll |-> IF t = "c" THEN <<DelY, UpdX>> ELSE <<>>]
 =============================================================================
