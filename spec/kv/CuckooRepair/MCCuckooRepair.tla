@@ -1,11 +1,13 @@
 ---------------------------- MODULE MCCuckooRepair ----------------------------
 (***************************************************************************)
 (* Models of CuckooRepair: writer c on N1 (it may crash), reader and       *)
-(* repairer g on N2 (r, a second repairer that may crash, on N3 in the     *)
-(* Full models), the table on H: 3 rows of 1 slot. Keys X = 1 (rows 1, 2), *)
+(* repairer g on N2; repairer r on N3 (it may crash: ChainFull,            *)
+(* TakeoverFirst; it does not: SplitFull); writer d on N4 (the race        *)
+(* models); the table on H: 3 rows of 1 slot. Keys X = 1 (rows 1, 2),      *)
 (* Y = 2 (rows 2, 3), Z = 3 (rows 1, 2); X = 1 in row 1, Y = 1 in row 2,   *)
-(* row 3 empty. The kick: put Z = 1 along the path 1 -> 2 -> 3 (Z into    *)
-(* row 1, X moves to row 2, Y to row 3: two moves, three rows held).       *)
+(* row 3 empty. The kick: put Z = 1 along the path 1 -> 2 -> 3 (Z into     *)
+(* row 1, X moves to row 2, Y to row 3: two moves, three rows held). Each  *)
+(* .cfg says what its model differs in, its first line what TLC must say.  *)
 (***************************************************************************)
 EXTENDS CuckooRepair
 
