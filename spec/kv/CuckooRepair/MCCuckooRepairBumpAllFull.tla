@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairBumpAllFull ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairBumpAllFull.cfg. *)
+EXTENDS MCCuckooRepair
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairChainFull ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairChainFull.cfg. *)
+EXTENDS MCCuckooRepair
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairHeaderOnly ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairHeaderOnly.cfg. *)
+EXTENDS MCCuckooRepair
+====

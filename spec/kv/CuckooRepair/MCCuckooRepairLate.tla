@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairLate ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairLate.cfg. *)
+EXTENDS MCCuckooRepair
+====

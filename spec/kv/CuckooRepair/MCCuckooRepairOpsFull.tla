@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairOpsFull ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairOpsFull.cfg. *)
+EXTENDS MCCuckooRepair
+====

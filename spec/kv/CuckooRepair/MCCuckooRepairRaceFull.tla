@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairRaceFull ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairRaceFull.cfg. *)
+EXTENDS MCCuckooRepair
+====

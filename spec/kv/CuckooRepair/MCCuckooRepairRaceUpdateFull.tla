@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairRaceUpdateFull ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairRaceUpdateFull.cfg. *)
+EXTENDS MCCuckooRepair
+====

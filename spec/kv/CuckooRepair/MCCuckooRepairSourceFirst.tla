@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairSourceFirst ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairSourceFirst.cfg. *)
+EXTENDS MCCuckooRepair
+====

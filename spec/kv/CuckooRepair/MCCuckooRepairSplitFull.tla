@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairSplitFull ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairSplitFull.cfg. *)
+EXTENDS MCCuckooRepair
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairTakeoverFirst ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairTakeoverFirst.cfg. *)
+EXTENDS MCCuckooRepair
+====

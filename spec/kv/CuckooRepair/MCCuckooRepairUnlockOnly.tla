@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairUnlockOnly ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairUnlockOnly.cfg. *)
+EXTENDS MCCuckooRepair
+====

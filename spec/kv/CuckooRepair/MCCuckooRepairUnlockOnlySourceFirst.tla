@@ -1,0 +1,4 @@
+---- MODULE MCCuckooRepairUnlockOnlySourceFirst ----
+(* A model of MCCuckooRepair.tla; see MCCuckooRepairUnlockOnlySourceFirst.cfg. *)
+EXTENDS MCCuckooRepair
+====
