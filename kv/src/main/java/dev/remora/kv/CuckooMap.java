@@ -383,8 +383,23 @@ public final class CuckooMap implements AutoCloseable {
     private final boolean[] watchedDue = new boolean[MAX_WATCHED];
     private int watched;
 
+    /**
+     * The seed design's write path, which tests run to show what its defects break. Package-private; production
+     * handles are always {@link #SAFE}.
+     */
+    enum Variant {
+        /** The map's doorbell 2: log, images, bumps, unlocks. */
+        SAFE,
+        /** The seed design's order: the bumps and unlocks before the slot WRITEs (released before written). */
+        SEED_EARLY_UNLOCK,
+        /** The seed design's versions: each row's version reset to 0 when it is unlocked. */
+        SEED_VERSION_RESET
+    }
+
     /** Tests only: see {@link Hook}. */
     Hook hook;
+    /** Tests only: see {@link Variant}. */
+    Variant variant = Variant.SAFE;
     private Point point = Point.GET;
 
     private CuckooMap(Endpoint endpoint, RemoteAddress table, long[] header, int client) {
@@ -906,11 +921,8 @@ public final class CuckooMap implements AutoCloseable {
         }
         // The staging is complete before the post: the NIC reads it after the doorbell (R2).
         int c = postLogWrite(0, logWords);
-        for (int k = 0; k < images.length; k++) {
-            Image im = images[k];
-            // R6: this WRITE lands only after the log and every earlier slot image of this list are placed whole.
-            wrs[c++].write(local, imagesAt + (long) k * slotBytes, slotBytes, slotAddress(held[im.ordinal()],
-                im.slot())).flags(0);
+        if (variant != Variant.SEED_EARLY_UNLOCK) {
+            c = postImages(c, images);
         }
         for (int i = 0; i < n; i++) {
             // R7: the version bump executes only after every slot WRITE before it on this queue pair is placed.
@@ -919,6 +931,13 @@ public final class CuckooMap implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             // R9: the unlock does not pass the bumps before it, so a row is free only once its new version is out.
             wrs[c++].cas(local, UNLOCK_RESULTS + 8L * i, lockAddress(held[i]), me, 0).flags(0);
+        }
+        if (variant == Variant.SEED_EARLY_UNLOCK) {
+            c = postImages(c, images);
+        } else if (variant == Variant.SEED_VERSION_RESET) {
+            for (int i = 0; i < n; i++) {
+                wrs[c++].cas(local, TAKE_RESULT, versionAddress(held[i]), versions[i] + 1, 0).flags(0);
+            }
         }
         doorbell(doorbellPoint, c, "log, slot WRITEs, version bumps and unlocks");
         for (int i = 0; i < n; i++) {
@@ -933,6 +952,17 @@ public final class CuckooMap implements AutoCloseable {
         }
         heldCount = 0;
         return true;
+    }
+
+    /** Adds the slot image WRITEs of a commit, in order, from {@code wrs[c]}. */
+    private int postImages(int c, Image[] images) {
+        for (int k = 0; k < images.length; k++) {
+            Image im = images[k];
+            // R6: this WRITE lands only after the log and every earlier slot image of this list are placed whole.
+            wrs[c++].write(local, imagesAt + (long) k * slotBytes, slotBytes, slotAddress(held[im.ordinal()],
+                im.slot())).flags(0);
+        }
+        return c;
     }
 
     /**

@@ -174,7 +174,7 @@ class CuckooMapCrashDeterministicTest {
     }
 
     /** Tallies over all seeds. */
-    private static final class Tally {
+    static final class Tally {
         final Map<String, AtomicLong> counts = new TreeMap<>();
 
         synchronized void add(String what, long n) {
@@ -194,7 +194,7 @@ class CuckooMapCrashDeterministicTest {
         RepairCounts.rolledForward = 0;
         RepairCounts.unlockedOnly = 0;
         long startNs = System.nanoTime();
-        DetRuns.forEachSeed(1, SEEDS, seed -> runSeed(seed, tally));
+        DetRuns.forEachSeed(1, SEEDS, seed -> runSeed(seed, wayOf(seed), CuckooMap.Variant.SAFE, tally));
         tally.add("ops rolled forward", RepairCounts.rolledForward);
         tally.add("rows unlocked only", RepairCounts.unlockedOnly);
         long ms = (System.nanoTime() - startNs) / 1_000_000;
@@ -210,9 +210,21 @@ class CuckooMapCrashDeterministicTest {
         assertTrue(tally.get("rows unlocked only") > 0, "some repair only unlocked: " + tally.counts);
     }
 
-    private static void runSeed(long seed, Tally tally) {
+    /** @return the way seed {@code seed} crashes its clients */
+    static Way wayOf(long seed) {
+        return Way.values()[(int) (seed % Way.values().length)];
+    }
+
+    /**
+     * Runs one seed and checks it (throws on a violation).
+     *
+     * @param seed the schedule's seed
+     * @param way how its clients crash
+     * @param variant the write path every client runs (the map's, or a seed-design twin)
+     * @param tally where to count what happened
+     */
+    static void runSeed(long seed, Way way, CuckooMap.Variant variant, Tally tally) {
         SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L);
-        Way way = Way.values()[(int) (seed % Way.values().length)];
         long crashA = way == Way.RANDOM_STEP ? random.nextLong(50, 4_000) : Long.MAX_VALUE;
         long crashB = way == Way.RANDOM_STEP && random.nextBoolean() ? crashA + random.nextLong(1, 3_000)
             : Long.MAX_VALUE;
@@ -266,6 +278,7 @@ class CuckooMapCrashDeterministicTest {
             f.spawn(n, "c" + c, () -> {
                 try (Endpoint ep = Endpoint.open(n); CuckooMap m = CuckooMap.attach(ep, table)) {
                     maps[id] = m;
+                    m.variant = variant;
                     if (hooks[id] != null) {
                         hooks[id].endpoint = ep;
                         hooks[id].probe = table;
