@@ -382,6 +382,8 @@ public final class CuckooMap implements AutoCloseable {
     private final long[] watchedSince = new long[MAX_WATCHED];
     private final boolean[] watchedDue = new boolean[MAX_WATCHED];
     private int watched;
+    /** The rows of the op the last repair finished (empty if it finished none). */
+    private int[] lastRepaired = new int[0];
 
     /**
      * The seed design's write path, which tests run to show what its defects break. Package-private; production
@@ -1123,8 +1125,14 @@ public final class CuckooMap implements AutoCloseable {
                 removeWatched(i--);
             }
         }
+        java.util.Set<Integer> resolved = new java.util.HashSet<>();
         for (int k = 0; k < n; k++) {
-            repair(dueRows[k], dueWords[k]);
+            if (!resolved.contains(dueRows[k])) {
+                repair(dueRows[k], dueWords[k]);
+                for (int r : lastRepaired) {
+                    resolved.add(r); // one repair finished the whole op: its other rows need no second one
+                }
+            }
         }
         return true;
     }
@@ -1135,6 +1143,7 @@ public final class CuckooMap implements AutoCloseable {
      * @return whether it changed a lock word (took the op over and finished it, finished it, or cleared the row)
      */
     private boolean repair(int y, long word) {
+        lastRepaired = new int[0];
         int holder = CuckooTableDescriptor.lockClient(word);
         if (holder < 0 || holder >= clients) {
             throw new IllegalStateException("row " + y + " at " + table + " is locked with 0x" + Long.toHexString(word)
@@ -1157,6 +1166,7 @@ public final class CuckooMap implements AutoCloseable {
             doorbell(Point.REPAIR_UNLOCK, 1, "unlock CAS of a row whose op wrote nothing");
             boolean cleared = local.getLong(TAKE_RESULT) == word;
             repairs += cleared ? 1 : 0;
+            lastRepaired = new int[] {y};
             return cleared;
         }
         int r0 = op.rows[0];
@@ -1216,6 +1226,16 @@ public final class CuckooMap implements AutoCloseable {
             // unlocks, which CAS expecting the logged version and the held-with word, so late ones change nothing.
             c = postFinish(0, op, false, mine);
             doorbell(Point.REPAIR_FINISH, c, "repair: version CASes and unlocks");
+            boolean cleared = false;
+            for (int i = 1; i < op.rows.length; i++) {
+                cleared |= local.getLong(UNLOCK_RESULTS + 8L * i) == op.heldWith;
+            }
+            for (int r : op.rows) {
+                unwatch(r);
+            }
+            lastRepaired = op.rows;
+            repairs += cleared ? 1 : 0;
+            return cleared;
         } else {
             // 3d: a repairer holds the first row within its lease: watch it, and repair it if it stays.
             watch(r0, old, postedAt, completedAt);
@@ -1224,6 +1244,7 @@ public final class CuckooMap implements AutoCloseable {
         for (int r : op.rows) {
             unwatch(r);
         }
+        lastRepaired = op.rows;
         repairs++;
         return true;
     }
