@@ -1344,8 +1344,9 @@ public final class CuckooMap implements AutoCloseable {
      * Repairs every row of the table left locked by a crashed client: READs of every row's lock word (up to
      * {@value #MAX_SEARCH_ROWS} in a doorbell), then, for those held, READs of their lock words again with back-off
      * until each is free, or has been held by one word for the lease and is repaired (2 or 3 round trips each, see
-     * the class table). Rows that live clients lock and unlock meanwhile are left to them. Returns after at most
-     * four leases of the fabric's clock, whatever is still locked.
+     * the class table). It returns once no row is held, or once four leases have passed and every row still held has
+     * changed hands since the scan (live clients lock and unlock rows meanwhile; those are left to them), and after
+     * 64 leases in any case.
      *
      * @return how many lock words it took over or cleared (ops repaired)
      */
@@ -1354,6 +1355,7 @@ public final class CuckooMap implements AutoCloseable {
         ensureSearch();
         long start = endpoint.nanoTime();
         long before = repairs;
+        long scanned = start;
         for (int from = 0; from < rows; from += MAX_SEARCH_ROWS) {
             int m = Math.min(MAX_SEARCH_ROWS, rows - from);
             for (int i = 0; i < m; i++) {
@@ -1361,16 +1363,13 @@ public final class CuckooMap implements AutoCloseable {
             }
             long postedAt = endpoint.nanoTime();
             doorbell(Point.SCAN, m, "READs of lock words");
-            long completedAt = endpoint.nanoTime();
+            scanned = endpoint.nanoTime();
             for (int i = 0; i < m; i++) {
-                watch(from + i, search.getLong(8L * i), postedAt, completedAt);
+                watch(from + i, search.getLong(8L * i), postedAt, scanned);
             }
         }
-        for (int round = 0; watched > 0 && endpoint.nanoTime() - start < 4 * leaseNs; round++) {
-            if (repairDue()) {
-                continue;
-            }
-            pause(round);
+        for (int round = 0; watched > 0; round++) {
+            long postedAt = endpoint.nanoTime();
             int[] now = new int[Math.min(watched, MAX_SEARCH_ROWS)];
             for (int i = 0, from = round * MAX_SEARCH_ROWS; i < now.length; i++) {
                 now[i] = watchedRow[(from + i) % watched]; // in turns, when more rows are watched than one doorbell
@@ -1378,12 +1377,21 @@ public final class CuckooMap implements AutoCloseable {
             for (int i = 0; i < now.length; i++) {
                 wrs[i].read(search, 8L * i, 8, lockAddress(now[i])).flags(0);
             }
-            long postedAt = endpoint.nanoTime();
             doorbell(Point.SCAN, now.length, "READs of lock words");
             long completedAt = endpoint.nanoTime();
             for (int i = 0; i < now.length; i++) {
                 watch(now[i], search.getLong(8L * i), postedAt, completedAt);
             }
+            repairDue();
+            boolean onlyChanged = true;
+            for (int i = 0; i < watched; i++) {
+                onlyChanged &= watchedSince[i] > scanned;
+            }
+            long waited = postedAt - start;
+            if (watched == 0 || onlyChanged && waited >= 4 * leaseNs || waited >= 64 * leaseNs) {
+                break;
+            }
+            pause(round);
         }
         return (int) (repairs - before);
     }
