@@ -53,8 +53,9 @@ import java.util.Objects;
  * row's first rewrites it unchanged (one more doorbell 2, and a new doorbell 1), so that no tag falls 2^31 behind and
  * compares as ahead modulo 2^32 (docs/kv.md, "Old slots are refreshed").
  *
- * <p><b>Contention and crashes.</b> A lock CAS that fails releases the locks taken (CAS me &rarr; 0) and retries
- * with back-off; after {@value #MAX_LOCK_ATTEMPTS} attempts the update answers {@link Status#BUSY}, having changed
+ * <p><b>Contention and crashes.</b> A lock CAS that fails releases the locks taken (CAS me &rarr; 0), then, with
+ * back-off, READs only the lock words it found held (one doorbell each time) until they are free, and tries again;
+ * after {@value #MAX_LOCK_ATTEMPTS} attempts and readings the update answers {@link Status#BUSY}, having changed
  * nothing. A holder posts doorbell 2 only within {@code lease - margin} of posting its lock CASes, and otherwise
  * releases and retries. Each handle remembers, per row, the lock word it last saw there (a lock CAS that failed, or
  * a row a GET rejected) and since when; a call that sees the same word again at least a lease later repairs the row
@@ -281,6 +282,8 @@ public final class CuckooMap implements AutoCloseable {
         SCAN(false),
         /** Doorbell 1: lock CASes and READs. */
         LOCK(true),
+        /** READs of the lock words a failed lock attempt found held, before the next attempt. */
+        PROBE(false),
         /** Unlock CASes of rows held, nothing written. */
         RELEASE(true),
         /** Doorbell 2 of an update of one slot. */
@@ -372,6 +375,9 @@ public final class CuckooMap implements AutoCloseable {
     private final int[] held = new int[CuckooTableDescriptor.MAX_LOG_ROWS];
     private int heldCount;
     private long me;
+    // The rows the last lock attempt found held by others.
+    private final int[] contended = new int[CuckooTableDescriptor.MAX_LOG_ROWS];
+    private int contendedCount;
     private final long[] rowsCopy;
     private long[] searchCopy;
     private final long[] logCopy;
@@ -745,8 +751,13 @@ public final class CuckooMap implements AutoCloseable {
             }
             long lockedAt = lockAndRead(want, n);
             if (lockedAt == Long.MIN_VALUE) {
-                if (!repairDue()) {
-                    pause(attempt);
+                // Test before the next CAS: read only the lock words found held until they are free, or one is
+                // due for repair (and repaired); each reading counts as an attempt.
+                while (!repairDue() && attempt < MAX_LOCK_ATTEMPTS - 1) {
+                    pause(attempt++);
+                    if (contendedAreFree()) {
+                        break;
+                    }
                 }
                 continue;
             }
@@ -858,12 +869,14 @@ public final class CuckooMap implements AutoCloseable {
         doorbell(Point.LOCK, 2 * n, "lock CASes and READs");
         long completedAt = endpoint.nanoTime();
         int taken = 0;
+        contendedCount = 0;
         for (int i = 0; i < n; i++) {
             long was = local.getLong(LOCK_RESULTS + 8L * i);
             if (was == 0) {
                 held[taken++] = sorted[i];
             } else {
                 watch(sorted[i], was, postedAt, completedAt);
+                contended[contendedCount++] = sorted[i];
             }
         }
         heldCount = taken;
@@ -876,6 +889,27 @@ public final class CuckooMap implements AutoCloseable {
         }
         release();
         return Long.MIN_VALUE;
+    }
+
+    /**
+     * READs of the lock words of the rows the last lock attempt found held (one doorbell), watched as they are read.
+     *
+     * @return whether all of them are free now
+     */
+    private boolean contendedAreFree() {
+        for (int i = 0; i < contendedCount; i++) {
+            wrs[i].read(local, LOCK_RESULTS + 8L * i, 8, lockAddress(contended[i])).flags(0);
+        }
+        long postedAt = endpoint.nanoTime();
+        doorbell(Point.PROBE, contendedCount, "READs of lock words");
+        long completedAt = endpoint.nanoTime();
+        boolean free = true;
+        for (int i = 0; i < contendedCount; i++) {
+            long word = local.getLong(LOCK_RESULTS + 8L * i);
+            watch(contended[i], word, postedAt, completedAt);
+            free &= word == 0;
+        }
+        return free;
     }
 
     /**

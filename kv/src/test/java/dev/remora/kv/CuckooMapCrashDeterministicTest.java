@@ -393,7 +393,7 @@ class CuckooMapCrashDeterministicTest {
             }
             long now = ep.nanoTime();
             boolean holdsNothing = point == Point.GET || point == Point.SEARCH || point == Point.SCAN
-                || point == Point.REPAIR_READ_LOG;
+                || point == Point.PROBE || point == Point.REPAIR_READ_LOG;
             if (holdsNothing || point == Point.LOCK || point == Point.REPAIR_TAKE) {
                 ended(now);
             }
