@@ -72,7 +72,7 @@ class CuckooMapSeedDesignTest {
      * Released before written, a crash inside doorbell 2 cannot be repaired: the row is unlocked (and bumped) before
      * its slot WRITE, so a WRITE cut short by the crash leaves a torn or unpublished slot in an unlocked row, which no
      * repairer ever takes over (nobody holds it) and every GET rejects. The crash seeds of
-     * {@link CuckooMapCrashDeterministicTest} that crash inside a doorbell 2, with that order, until one fails (the
+     * {@link CuckooMapCrashDeterministicTest} that crash inside a kick, with that order, until one fails (the
      * failure names what broke: a key in two slots, a torn or unpublished slot, a GET BUSY after recovery); that seed
      * passes with the map's order (and so do all the crash test's seeds).
      */
@@ -84,14 +84,14 @@ class CuckooMapSeedDesignTest {
         for (long s = 1; s <= 600 && caught == null; s++) {
             seed = s;
             try {
-                CuckooMapCrashDeterministicTest.runSeed(s, CuckooMapCrashDeterministicTest.Way.INSIDE_DOORBELL_2,
+                CuckooMapCrashDeterministicTest.runSeed(s, CuckooMapCrashDeterministicTest.Way.INSIDE_KICK,
                     Variant.SEED_EARLY_UNLOCK, tally);
             } catch (AssertionError e) {
                 caught = e;
             }
         }
         assertNotNull(caught, "the early unlock passed 600 crash seeds");
-        CuckooMapCrashDeterministicTest.runSeed(seed, CuckooMapCrashDeterministicTest.Way.INSIDE_DOORBELL_2,
+        CuckooMapCrashDeterministicTest.runSeed(seed, CuckooMapCrashDeterministicTest.Way.INSIDE_KICK,
             Variant.SAFE, tally);
         System.out.println("[kv] seed design, early unlock: crash seed " + seed + " fails (" + firstLine(caught)
             + "); the map's order passes it");
