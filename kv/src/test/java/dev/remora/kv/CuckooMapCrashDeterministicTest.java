@@ -36,26 +36,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Clients that crash at any step of the map's write path, on the deterministic fabric under the weak model (torn
- * READs and WRITEs, a crashed client's requests in flight landing in part or whole, R20): four clients on three
- * nodes (c0 and c3 on the table's home, c1 on node a, c2 on node b) get, put, delete and compareAndSet four keys of a
- * table of four one-slot rows, so that inserts kick and TABLE_FULL is answered; c1, and in some seeds c2, crash. Each
- * seed crashes them at a step drawn from the seed, in one of these ways (seed mod 5):
+ * READs and WRITEs, a crashed client's requests in flight landing in part, whole or not at all, R20), every request to
+ * the home taking a round trip of 20 µs of virtual time (its effects at seeded moments within it; lease 400 µs, margin
+ * 100 µs): four clients on three nodes (c0 and c3 on the table's home, c1 on node a, c2 on node b) get, put, delete
+ * and compareAndSet four keys of a table of four one-slot rows, so that inserts kick and TABLE_FULL is answered; c1,
+ * and in some seeds c2, crash. Each seed crashes them in one of these ways (seed mod 5), at a point drawn from the
+ * seed:
  * <ol>
- *   <li>at a random step of the run (the fault plan), node a, and node b at a later one in half of these seeds;</li>
- *   <li>between the doorbells: c1's node crashes just before it posts a doorbell 2 (an update, a kick or a refresh);</li>
- *   <li>inside a doorbell 2: just after posting it, once a random number (0..60) of the run's steps have passed, so
- *       that any prefix of its requests, a request in part, or all of them may have landed;</li>
- *   <li>inside a kick: c1 crashes in or before the doorbell 2 of an insert that moves keys;</li>
- *   <li>inside a repair: c1 crashes inside a doorbell 2, and c2 crashes inside (or between) the doorbells of its
- *       first repair of what c1 left.</li>
+ *   <li>at a random step of the run (the fault plan), node a, and node b at a later step in half of these seeds;</li>
+ *   <li>between the doorbells: c1's node crashes just before it posts a doorbell 2 (an update, a kick or a refresh),
+ *       its first, second or third;</li>
+ *   <li>inside a doorbell 2: either just after posting all of it, once a random number of steps (up to a round trip)
+ *       have passed, so that any prefix of its requests, a request in part, or all of them may land; or after posting
+ *       only a random prefix of its requests and seeing them executed;</li>
+ *   <li>inside a kick: c1 crashes before, or inside (as above), the doorbell 2 of an insert that moves a key;</li>
+ *   <li>inside a repair: c1 crashes before its doorbell 2 (its op wrote nothing) or after a prefix of it (its log is
+ *       whole), and c2, working on the same key, crashes in its first repair of it: at its unlock-only doorbell, its
+ *       takeover, or its roll-forward (before, inside or after a prefix).</li>
  * </ol>
- * c1 puts the four keys in turn (its last puts kick); c2 and c3 mix all operations. When the others are done or
- * crashed, c0 runs {@link CuckooMap#recover()} and GETs every key. Checked per seed: the history (a crashed client's
- * open operation {@code info}) is linearizable with the kv model; the table's memory, read directly after the run,
- * has no row locked, no slot torn or unpublished, no key in two slots, and each key's value is what c0's final GET
- * returned (so every acknowledged write that the history says survives is present); the lease assumption held
- * (every lock held by a live client was released within the lease, so no repair raced a live holder). Coverage of
- * each way is asserted over the run. Seeds: {@code remora.test.seeds} (1,000; 5,000 under {@code -Pthorough}).
+ * c1 puts the four keys in turn (its last puts kick); c0 and c2 mix all operations, c3 GETs and compareAndSets. When
+ * the others are done or crashed, c0 runs {@link CuckooMap#recover()} and GETs every key. Checked per seed: the
+ * history (a crashed client's open operation {@code info}) is linearizable with the kv model; the table's memory,
+ * read directly after the run, has no row locked, no slot torn or unpublished, no key in two slots, and holds what
+ * c0's final GETs returned (so the acknowledged writes the history says survive are there); and the lease
+ * assumption held: no live client kept a lock as long as the lease, so no repair raced a live holder. That each way
+ * crashed in at least a tenth of its seeds, and that some repairs rolled an op forward and some only unlocked, is
+ * asserted over the run. Seeds: {@code remora.test.seeds} (1,000; 5,000 under {@code -Pthorough}); one seed runs
+ * about 4,200 steps of the fabric.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class CuckooMapCrashDeterministicTest {
