@@ -1247,18 +1247,18 @@ public final class CuckooMap implements AutoCloseable {
                 wrs[c++].write(local, imagesAt + (long) k * slotBytes, slotBytes,
                     slotAddress(op.rows[im.ordinal()], im.slot())).flags(0);
             }
-            c = postFinish(c, op, true, mine);
+            c = postFinish(c, op, true, true, mine);
             doorbell(Point.REPAIR_ROLL_FORWARD, c, "repair: images, version CASes and unlocks");
             checkRepairUnlocked(op, mine);
         } else if (old == expect) {
             // 3b: the first row was bumped after every image was placed (R7): bumps and unlocks only.
-            c = postFinish(0, op, true, mine);
+            c = postFinish(0, op, false, true, mine);
             doorbell(Point.REPAIR_FINISH, c, "repair: version CASes and unlocks");
             checkRepairUnlocked(op, mine);
         } else if (imagesPlaced) {
             // 3c: every image is placed; the first row is free or someone else's now: the other rows' bumps and
             // unlocks, which CAS expecting the logged version and the held-with word, so late ones change nothing.
-            c = postFinish(0, op, false, mine);
+            c = postFinish(0, op, false, false, mine);
             doorbell(Point.REPAIR_FINISH, c, "repair: version CASes and unlocks");
             boolean cleared = false;
             for (int i = 1; i < op.rows.length; i++) {
@@ -1284,13 +1284,13 @@ public final class CuckooMap implements AutoCloseable {
     }
 
     /**
-     * Adds, from {@code wrs[c]}: CAS(version, v &rarr; v + 1) of each logged row in row order (the first only if
-     * {@code first}), CAS(lock, held-with &rarr; 0) of the others, and CAS(lock, mine &rarr; 0) of the first if
-     * {@code first}.
+     * Adds, from {@code wrs[c]}: CAS(version, v &rarr; v + 1) of each logged row in row order (the first row's only if
+     * {@code bumpFirst}), CAS(lock, held-with &rarr; 0) of the rows after the first, and CAS(lock, mine &rarr; 0) of the
+     * first if {@code unlockFirst}.
      */
-    private int postFinish(int c, LoggedOp op, boolean first, long mine) {
+    private int postFinish(int c, LoggedOp op, boolean bumpFirst, boolean unlockFirst, long mine) {
         int n = op.rows.length;
-        for (int i = first ? 0 : 1; i < n; i++) {
+        for (int i = bumpFirst ? 0 : 1; i < n; i++) {
             // R7: after every image WRITE before it; a CAS, so that a row bumped already (or since) is not bumped
             // again.
             wrs[c++].cas(local, BUMP_RESULTS + 8L * i, versionAddress(op.rows[i]), op.versions[i],
@@ -1300,7 +1300,7 @@ public final class CuckooMap implements AutoCloseable {
             // R9: a row is unlocked only after the bumps before it.
             wrs[c++].cas(local, UNLOCK_RESULTS + 8L * i, lockAddress(op.rows[i]), op.heldWith, 0).flags(0);
         }
-        if (first) {
+        if (unlockFirst) {
             wrs[c++].cas(local, UNLOCK_RESULTS, lockAddress(op.rows[0]), mine, 0).flags(0);
         }
         return c;
