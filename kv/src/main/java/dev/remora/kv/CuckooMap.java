@@ -14,6 +14,7 @@ import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.WorkRequest;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -383,11 +384,21 @@ public final class CuckooMap implements AutoCloseable {
     private final long[] logCopy;
 
     // Rows whose lock word this handle saw held: the word, and since when (the fabric's clock).
-    private final int[] watchedRow = new int[MAX_WATCHED];
-    private final long[] watchedWord = new long[MAX_WATCHED];
-    private final long[] watchedSince = new long[MAX_WATCHED];
-    private final boolean[] watchedDue = new boolean[MAX_WATCHED];
-    private int watched;
+    private final java.util.LinkedHashMap<Integer, Watch> watched = new java.util.LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, Watch> eldest) {
+            return size() > MAX_WATCHED; // forgetting a row only restarts its clock at the next sighting
+        }
+    };
+
+    /** A row's lock word as last seen held, since when, and whether it is due for repair. */
+    private static final class Watch {
+        long word;
+        long since;
+        boolean due;
+    }
     /** The rows of the op the last repair finished (empty if it finished none). */
     private int[] lastRepaired = new int[0];
 
@@ -1091,49 +1102,27 @@ public final class CuckooMap implements AutoCloseable {
             unwatch(row);
             return;
         }
-        int i = watchedIndex(row);
-        if (i >= 0 && watchedWord[i] == word) {
-            if (postedAt - watchedSince[i] >= leaseNs) {
-                watchedDue[i] = true;
+        Watch w = watched.get(row);
+        if (w != null && w.word == word) {
+            if (postedAt - w.since >= leaseNs) {
+                w.due = true;
             }
             return;
         }
-        if (i < 0) {
-            if (watched == MAX_WATCHED) {
-                removeWatched(0); // the oldest entry
-            }
-            i = watched++;
+        if (w == null) {
+            w = new Watch();
+            watched.put(row, w);
         }
-        watchedRow[i] = row;
-        watchedWord[i] = word;
+        w.word = word;
         // The READ or CAS read the word before its doorbell completed: its holder locked no later than this.
-        watchedSince[i] = completedAt;
-        watchedDue[i] = false;
+        w.since = completedAt;
+        w.due = false;
     }
 
     private void unwatch(int row) {
-        int i = watchedIndex(row);
-        if (i >= 0) {
-            removeWatched(i);
+        if (!watched.isEmpty()) {
+            watched.remove(row);
         }
-    }
-
-    private int watchedIndex(int row) {
-        for (int i = 0; i < watched; i++) {
-            if (watchedRow[i] == row) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private void removeWatched(int i) {
-        int tail = watched - i - 1;
-        System.arraycopy(watchedRow, i + 1, watchedRow, i, tail);
-        System.arraycopy(watchedWord, i + 1, watchedWord, i, tail);
-        System.arraycopy(watchedSince, i + 1, watchedSince, i, tail);
-        System.arraycopy(watchedDue, i + 1, watchedDue, i, tail);
-        watched--;
     }
 
     /**
@@ -1144,23 +1133,25 @@ public final class CuckooMap implements AutoCloseable {
      */
     private boolean repairDue() {
         int n = 0;
-        for (int i = 0; i < watched; i++) {
-            n += watchedDue[i] ? 1 : 0;
+        for (Watch w : watched.values()) {
+            n += w.due ? 1 : 0;
         }
         if (n == 0) {
             return false;
         }
         int[] dueRows = new int[n];
         long[] dueWords = new long[n];
-        for (int i = 0, k = 0; i < watched; i++) {
-            if (watchedDue[i]) {
-                dueRows[k] = watchedRow[i];
-                dueWords[k++] = watchedWord[i];
-                removeWatched(i--);
+        int k = 0;
+        for (var it = watched.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Integer, Watch> e = it.next();
+            if (e.getValue().due) {
+                dueRows[k] = e.getKey();
+                dueWords[k++] = e.getValue().word;
+                it.remove();
             }
         }
         java.util.Set<Integer> resolved = new java.util.HashSet<>();
-        for (int k = 0; k < n; k++) {
+        for (k = 0; k < n; k++) {
             if (!resolved.contains(dueRows[k])) {
                 repair(dueRows[k], dueWords[k]);
                 for (int r : lastRepaired) {
@@ -1402,11 +1393,12 @@ public final class CuckooMap implements AutoCloseable {
                 watch(from + i, search.getLong(8L * i), postedAt, scanned);
             }
         }
-        for (int round = 0; watched > 0; round++) {
+        for (int round = 0; !watched.isEmpty(); round++) {
             long postedAt = endpoint.nanoTime();
-            int[] now = new int[Math.min(watched, MAX_SEARCH_ROWS)];
+            int[] all = watched.keySet().stream().mapToInt(Integer::intValue).toArray();
+            int[] now = new int[Math.min(all.length, MAX_SEARCH_ROWS)];
             for (int i = 0, from = round * MAX_SEARCH_ROWS; i < now.length; i++) {
-                now[i] = watchedRow[(from + i) % watched]; // in turns, when more rows are watched than one doorbell
+                now[i] = all[(from + i) % all.length]; // in turns, when more rows are watched than one doorbell
             }
             for (int i = 0; i < now.length; i++) {
                 wrs[i].read(search, 8L * i, 8, lockAddress(now[i])).flags(0);
@@ -1418,11 +1410,11 @@ public final class CuckooMap implements AutoCloseable {
             }
             repairDue();
             boolean onlyChanged = true;
-            for (int i = 0; i < watched; i++) {
-                onlyChanged &= watchedSince[i] > scanned;
+            for (Watch w : watched.values()) {
+                onlyChanged &= w.since > scanned;
             }
             long waited = postedAt - start;
-            if (watched == 0 || onlyChanged && waited >= 4 * leaseNs || waited >= 64 * leaseNs) {
+            if (watched.isEmpty() || onlyChanged && waited >= 4 * leaseNs || waited >= 64 * leaseNs) {
                 break;
             }
             pause(round);
