@@ -58,13 +58,13 @@ import java.util.Objects;
  * back-off, READs only the lock words it found held (one doorbell each time) until they are free, and tries again;
  * after {@value #MAX_LOCK_ATTEMPTS} attempts and readings the update answers {@link Status#BUSY}, having changed
  * nothing. A holder posts doorbell 2 only within {@code lease - margin} of posting its lock CASes, and otherwise
- * releases and retries. Each handle remembers, per row, the lock word it last saw there (a lock CAS that failed, or
- * a row a GET rejected) and since when; a call that sees the same word again at least a lease later repairs the row
- * (docs/kv.md, "Crashes"): it rolls the holder's logged op forward, or only unlocks if the log does not name the op.
- * So a client that crashed at any step costs the others {@link Status#BUSY} answers for about a lease, never a lost
- * acknowledged write, a duplicate key or a row locked for good; the memory remembered survives calls, so a GET or
- * update that answered BUSY repairs on a later call once the lease has passed. {@link #recover} repairs a whole
- * table.
+ * releases and retries. Each handle remembers, per row, the lock word it last saw held there (a lock CAS that
+ * failed, a READ of that lock word while it waited, the lock word of a row a GET rejected) and since when; a call
+ * that sees the same word again at least a lease later repairs the row (docs/kv.md, "Crashes"): it rolls the
+ * holder's logged op forward, or only unlocks if the log does not name the op. So a client that crashed at any step
+ * costs the others {@link Status#BUSY} answers for about a lease, never a lost acknowledged write, a duplicate key or
+ * a row locked for good; what a handle remembers survives its calls, so a GET or update that answered BUSY repairs on
+ * a later call once the lease has passed. {@link #recover} repairs a whole table.
  *
  * <p><b>Errors.</b> A verb that fails throws {@link RemoteAccessException}, one that does not complete in the
  * endpoint's wait budget {@link VerbsTimeoutException}; for an update both are indeterminate (record {@code info}):

@@ -55,7 +55,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       takeover, or its roll-forward (before, inside or after a prefix).</li>
  * </ol>
  * c1 puts the four keys in turn (its last puts kick); c0 and c2 mix all operations, c3 GETs and compareAndSets. When
- * the others are done or crashed, c0 runs {@link CuckooMap#recover()} and GETs every key. Checked per seed: the
+ * the others are done, or crashed a margin ago (the delay within which a crashed client's requests in flight may
+ * still land, R20), c0 runs {@link CuckooMap#recover()} and GETs every key. Checked per seed: the
  * history (a crashed client's open operation {@code info}) is linearizable with the kv model; the table's memory,
  * read directly after the run, has no row locked, no slot torn or unpublished, no key in two slots, and holds what
  * c0's final GETs returned (so the acknowledged writes the history says survive are there); and the lease
@@ -130,6 +131,7 @@ class CuckooMapCrashDeterministicTest {
         RemoteAddress probe;
         boolean fired;
         Point firedAt;
+        long crashedAtNs;
 
         CrashAt(DetFabric fabric, Node node, MemoryRegion scratch, Set<Point> points, Mode mode, int skip,
                 SplittableRandom random) {
@@ -179,6 +181,7 @@ class CuckooMapCrashDeterministicTest {
         private void crash(Point point) {
             fired = true;
             firedAt = point;
+            crashedAtNs = fabric.nanoTime();
             fabric.crash(node, false);
             scratch.getLong(0); // throws NodeCrashedException: the thread stops here
         }
@@ -209,16 +212,18 @@ class CuckooMapCrashDeterministicTest {
         tally.add("ops rolled forward", RepairCounts.rolledForward);
         tally.add("rows unlocked only", RepairCounts.unlockedOnly);
         long ms = (System.nanoTime() - startNs) / 1_000_000;
-        System.out.println("[kv] crash repair, deterministic fabric: " + SEEDS + " seeds, " + STEPS.get() + " steps in "
+        String replay = System.getProperty(DetRuns.SEED_PROPERTY);
+        int seeds = replay == null || replay.isBlank() ? SEEDS : 1;
+        System.out.println("[kv] crash repair, deterministic fabric: " + seeds + " seeds, " + STEPS.get() + " steps in "
             + ms + " ms; " + tally.counts);
-        long per = SEEDS / 5 / 10; // each way should hit in at least a tenth of its seeds
+        long per = seeds / 5 / 10; // each way should hit in at least a tenth of its seeds (none for a replay)
         assertTrue(tally.get("crashed at random step") >= per, "random-step crashes: " + tally.counts);
         assertTrue(tally.get("crashed between doorbells") >= per, "crashes between the doorbells: " + tally.counts);
         assertTrue(tally.get("crashed inside doorbell 2") >= per, "crashes inside a doorbell 2: " + tally.counts);
         assertTrue(tally.get("crashed in a kick") >= per, "crashes in a kick: " + tally.counts);
         assertTrue(tally.get("crashed inside a repair") >= per, "crashes inside a repair: " + tally.counts);
-        assertTrue(tally.get("ops rolled forward") > 0, "some repair rolled an op forward: " + tally.counts);
-        assertTrue(tally.get("rows unlocked only") > 0, "some repair only unlocked: " + tally.counts);
+        assertTrue(seeds == 1 || tally.get("ops rolled forward") > 0, "some repair rolled forward: " + tally.counts);
+        assertTrue(seeds == 1 || tally.get("rows unlocked only") > 0, "some repair only unlocked: " + tally.counts);
     }
 
     /** @return the way seed {@code seed} crashes its clients */
@@ -308,7 +313,8 @@ class CuckooMapCrashDeterministicTest {
                     }
                     if (id == 0) {
                         // c0 waits (stepping) until the others are done or crashed, then repairs and reads.
-                        while (!othersSettled(f, done, hooks, crashA, crashB)) {
+                        long[] crashSeen = {-1, -1, -1, -1};
+                        while (!othersSettled(f, done, hooks, crashA, crashB, crashSeen)) {
                             ep.readLong(table); // a round trip of virtual time: the clock jumps while all wait
                         }
                         m.recover();
@@ -433,15 +439,30 @@ class CuckooMapCrashDeterministicTest {
         }
     }
 
-    private static boolean othersSettled(DetFabric f, boolean[] done, CrashAt[] hooks, long crashA, long crashB) {
+    /**
+     * Whether every other client is done, or crashed at least a margin ago: a crashed client's requests in flight may
+     * still land (R20) within the delay the margin covers, a lock CAS among them; the final pass starts after that,
+     * as any repair does (docs/kv.md, "Crashes", timing).
+     */
+    private static boolean othersSettled(DetFabric f, boolean[] done, CrashAt[] hooks, long crashA, long crashB,
+                                         long[] crashSeen) {
+        boolean settled = true;
         for (int c = 1; c < 4; c++) {
             boolean crashed = hooks[c] != null && hooks[c].fired
                 || c == 1 && f.steps() > crashA || c == 2 && f.steps() > crashB;
-            if (!done[c] && !crashed) {
-                return false;
+            if (done[c]) {
+                continue;
             }
+            if (!crashed) {
+                settled = false;
+                continue;
+            }
+            if (crashSeen[c] < 0) {
+                crashSeen[c] = hooks[c] != null && hooks[c].fired ? hooks[c].crashedAtNs : f.nanoTime();
+            }
+            settled &= f.nanoTime() - crashSeen[c] >= MARGIN_NS;
         }
-        return true;
+        return settled;
     }
 
     private static int random(long seed, int id, int i) {
