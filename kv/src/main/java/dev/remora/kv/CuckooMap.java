@@ -1371,7 +1371,8 @@ public final class CuckooMap implements AutoCloseable {
      * until each is free, or has been held by one word for the lease and is repaired (2 or 3 round trips each, see
      * the class table). It returns once no row is held, or once four leases have passed and every row still held has
      * changed hands since the scan (live clients lock and unlock rows meanwhile; those are left to them), and after
-     * 64 leases in any case.
+     * 64 leases in any case. A crashed client's lock CAS still in flight (R20) may lock a row after the scan, for as
+     * long as the margin covers: a pass that must leave no row locked starts at least the margin after the crash.
      *
      * @return how many lock words it took over or cleared (ops repaired)
      */
