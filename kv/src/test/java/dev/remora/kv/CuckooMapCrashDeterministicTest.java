@@ -63,7 +63,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * assumption held: no live client kept a lock as long as the lease, so no repair raced a live holder. That each way
  * crashed in at least a tenth of its seeds, and that some repairs rolled an op forward and some only unlocked, is
  * asserted over the run. Seeds: {@code remora.test.seeds} (1,000; 5,000 under {@code -Pthorough}); one seed runs
- * about 4,200 steps of the fabric.
+ * about 4,300 steps of the fabric.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class CuckooMapCrashDeterministicTest {
