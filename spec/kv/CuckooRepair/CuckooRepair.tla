@@ -94,7 +94,7 @@
 (*     previous op's images, in the second word, are written again over    *)
 (*     newer data (NoLostKey).                                             *)
 (*   Repair = "takeoverFirst": the repairer takes h1 over and logs only in *)
-(*     its roll-forward doorbell (the order of docs/kv.md's text): it      *)
+(*     its roll-forward doorbell (the order first designed): it            *)
 (*     crashes in between, its word on h1 has no whole log behind it, and  *)
 (*     the op is unlocked half-written (NoKeyTwice).                       *)
 (*   Repair = "split": no repair lock: every repairer takes over every row *)

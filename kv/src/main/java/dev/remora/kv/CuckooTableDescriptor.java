@@ -43,7 +43,10 @@ package dev.remora.kv;
  *  +-------------------------------+-------------------------------+
  *  | rows:8 images:8 (16 zero)     |          op sequence          |  log header (word 0)
  *  +-------------------------------+-------------------------------+
- *  | row index                     |          op sequence          |  per row held, 3 words:
+ *  | held-with lock word, low 32   |          op sequence          |  words 1, 2: the lock word the op's rows
+ *  | held-with lock word, high 32  |          op sequence          |    after the first hold (its own, or the
+ *  +-------------------------------+-------------------------------+    repaired op's for a repair)
+ *  | row index                     |          op sequence          |  per row held, 3 words, ascending rows:
  *  | version before the op, low 32 |          op sequence          |    the row and the version the op
  *  | version before the op, high 32|          op sequence          |    read under its lock
  *  +-------------------------------+-------------------------------+
@@ -53,9 +56,12 @@ package dev.remora.kv;
  *  +-------------------------------+-------------------------------+    (their tag is that row's version + 1)
  * </pre>
  *
- * <p>A log is written as one WRITE of its used prefix (header, rows, images, packed in this order), at most
- * {@link #MAX_LOG_ROWS} rows and {@link #MAX_LOG_IMAGES} images; whole means every word of that prefix carries the
- * op's sequence. Lock word, version word and client registry are changed by atomics only, never by a WRITE (R14).
+ * <p>A log is written by WRITEs of its used prefix (header, held-with word, rows, images, packed in this order; at
+ * most {@link #MAX_TRANSFER_BYTES} a WRITE, posted in order), at most {@link #MAX_LOG_ROWS} rows and
+ * {@link #MAX_LOG_IMAGES} images; whole means every word of that prefix carries the op's sequence. A client's own
+ * update logs its own lock word as held-with; a repair logs the repaired op's held-with word, since it takes over
+ * only the op's first row and the others stay locked with that word (docs/kv.md, "Crashes"). Lock word, version
+ * word and client registry are changed by atomics only (CAS, FETCH_ADD), never by a WRITE (R14).
  *
  * <p>Tags compare modulo 2^32 ({@link #tagNotAfter}). The region needs {@code REMOTE_READ}, {@code REMOTE_WRITE},
  * {@code REMOTE_ATOMIC} and {@code LOCAL_WRITE}.
@@ -129,6 +135,15 @@ public final class CuckooTableDescriptor {
     public static final int MAX_LOG_IMAGES = MAX_KICK_DEPTH + 1;
     /** Words per row entry of a log. */
     public static final int LOG_ROW_WORDS = 3;
+    /** Index of the held-with lock word's low half in a log (its high half follows). */
+    public static final int LOG_HELD_WITH_WORD = 1;
+    /** Index of the first row entry in a log: after the header and the held-with word's two halves. */
+    public static final int LOG_ROWS_WORD = 3;
+    /**
+     * Most bytes the map moves in one READ or WRITE of a log: longer logs go in several, posted in order (R6 lands
+     * WRITEs of one queue pair in order, so the log is still whole before any slot image of the same doorbell).
+     */
+    public static final int MAX_TRANSFER_BYTES = 512;
 
     private CuckooTableDescriptor() {
     }
@@ -175,7 +190,7 @@ public final class CuckooTableDescriptor {
 
     /** @return the words of a log entry holding {@code rows} rows and {@code images} slot images */
     public static int usedLogWords(int rows, int images, int keyCapacity, int valueCapacity) {
-        return 1 + LOG_ROW_WORDS * rows + images * (1 + slotWords(keyCapacity, valueCapacity));
+        return LOG_ROWS_WORD + LOG_ROW_WORDS * rows + images * (1 + slotWords(keyCapacity, valueCapacity));
     }
 
     /** @return the bytes of one intent log */
@@ -241,6 +256,16 @@ public final class CuckooTableDescriptor {
     /** @return a held lock word: {@code (client + 1) << 48 | sequence} */
     public static long lockWord(int client, long sequence) {
         return ((long) (client + 1) << LOCK_CLIENT_SHIFT) | (sequence & LOCK_SEQUENCE_MASK);
+    }
+
+    /** @return the client id a held lock word names ({@code -1} for 0, a free lock) */
+    public static int lockClient(long lockWord) {
+        return (int) (lockWord >>> LOCK_CLIENT_SHIFT) - 1;
+    }
+
+    /** @return the op sequence a held lock word names */
+    public static long lockSequence(long lockWord) {
+        return lockWord & LOCK_SEQUENCE_MASK;
     }
 
     /** @return the low half of a log header */

@@ -117,6 +117,56 @@ class CuckooMapDeterministicTest {
         assertTrue(kicked[0] > 0, "some inserts kicked");
     }
 
+    /**
+     * A kick along a path of three keys (five rows held, four slot images) on the deterministic fabric, which moves at
+     * most 64 words a request: its intent log (74 words with 16-byte keys and 32-byte values) goes in WRITEs of at
+     * most 512 bytes. (Before, the log went in one WRITE, and the fabric refused this insert.) Rows 0 to 3 of eight
+     * one-slot rows hold A (rows 0, 2), B (1, 2), C (2, 3) and D (3, 7); N (rows 0, 1) can only go in by moving A to
+     * row 2, C to row 3 and D to row 7.
+     */
+    @Test
+    void aKickOfThreeKeysRunsOnTheDeterministicFabric() {
+        int rows = 8;
+        byte[] c = key(rows, 2, 3, true);
+        byte[] d = key(rows, 3, 7, true);
+        byte[] a = key(rows, 0, 2, false);
+        byte[] b = key(rows, 1, 2, false);
+        byte[] n = key(rows, 0, 1, false);
+        DetFabric f = DetFabric.open(new DetContext().seed(1).knobs(DetKnobs.WEAK));
+        Node home = f.addNode("home");
+        RemoteAddress table = CuckooMap.allocate(home, new Params().rows(rows).slotsPerRow(1).clients(2));
+        Node node = f.addNode("client");
+        long[] kicks = new long[1];
+        f.spawn(node, "client", () -> {
+            try (Endpoint ep = Endpoint.open(node); CuckooMap m = CuckooMap.attach(ep, table)) {
+                for (byte[] k : new byte[][] {c, d, a, b}) {
+                    assertEquals(Status.OK, m.put(k, k).status());
+                }
+                assertEquals(Status.OK, m.put(n, n).status(), "the insert that moves three keys");
+                kicks[0] = m.kicks();
+                for (byte[] k : new byte[][] {a, b, c, d, n}) {
+                    assertEquals(new String(k, StandardCharsets.UTF_8), new String(m.get(k), StandardCharsets.UTF_8));
+                }
+            }
+        });
+        DetFabric.Result r = f.run();
+        assertTrue(r.finished() && r.failures().isEmpty(), r.describe() + " " + f.firstFailure());
+        assertEquals(1, kicks[0], "one insert kicked");
+    }
+
+    /** @return a key "x0", "x1", ... whose rows are {@code r1} and {@code r2}, h1 first if {@code ordered} */
+    private static byte[] key(int rows, int r1, int r2, boolean ordered) {
+        for (int i = 0; i < 1_000_000; i++) {
+            byte[] k = ("x" + i).getBytes(StandardCharsets.UTF_8);
+            int h1 = CuckooMap.row1(k, rows);
+            int h2 = CuckooMap.row2(k, h1, rows);
+            if (h1 == r1 && h2 == r2 || !ordered && h1 == r2 && h2 == r1) {
+                return k;
+            }
+        }
+        throw new IllegalStateException("no key with rows " + r1 + ", " + r2);
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

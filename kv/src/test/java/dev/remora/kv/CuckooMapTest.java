@@ -210,8 +210,9 @@ class CuckooMapTest {
 
     /**
      * The intent log lands in the layout the descriptor fixes: every word of the used prefix tagged with the op's
-     * sequence, the two rows held with the versions read under their locks, and the slot image written; and the slot
-     * in the row carries the tag {@code version + 1}, which the row's version now equals.
+     * sequence, the held-with word (the op's own lock word), the two rows held with the versions read under their
+     * locks, and the slot image written; and the slot in the row carries the tag {@code version + 1}, which the row's
+     * version now equals.
      */
     @Test
     void anUpdateWritesItsIntentLogAndTagsItsSlotWithTheNewVersion() {
@@ -234,15 +235,19 @@ class CuckooMapTest {
                 assertEquals(seq, CuckooTableDescriptor.tagOf(w), "every log word carries the op's sequence");
             }
             assertEquals(CuckooTableDescriptor.logHeader(2, 1), CuckooTableDescriptor.dataOf(logWords[0]));
+            long heldWith = (CuckooTableDescriptor.dataOf(logWords[1]) & 0xFFFF_FFFFL)
+                | (long) CuckooTableDescriptor.dataOf(logWords[2]) << 32;
+            assertEquals(CuckooTableDescriptor.lockWord(m.clientId(), seq), heldWith,
+                "an update's rows are held with its own lock word");
             int r1 = m.row1(b("k"));
             int r2 = m.row2(b("k"), r1);
-            int[] rows = {CuckooTableDescriptor.dataOf(logWords[1]), CuckooTableDescriptor.dataOf(logWords[4])};
+            int[] rows = {CuckooTableDescriptor.dataOf(logWords[3]), CuckooTableDescriptor.dataOf(logWords[6])};
             assertEquals(Math.min(r1, r2), rows[0], "rows held in row order");
             assertEquals(Math.max(r1, r2), rows[1]);
-            int placement = CuckooTableDescriptor.dataOf(logWords[7]);
+            int placement = CuckooTableDescriptor.dataOf(logWords[9]);
             int row = rows[placement & 0xFF];
             int slot = placement >>> 8;
-            long loggedVersion = CuckooTableDescriptor.dataOf(logWords[2 + 3 * (placement & 0xFF)]) & 0xFFFF_FFFFL;
+            long loggedVersion = CuckooTableDescriptor.dataOf(logWords[4 + 3 * (placement & 0xFF)]) & 0xFFFF_FFFFL;
             RemoteAddress rowAt = m.address().plus(CuckooTableDescriptor.rowOffset(row, 2, p.clients(), k, v));
             assertEquals(loggedVersion + 1, raw.readLong(rowAt.plus(CuckooTableDescriptor.VERSION_IN_ROW)));
             assertEquals(0, raw.readLong(rowAt.plus(CuckooTableDescriptor.LOCK_IN_ROW)), "unlocked");
@@ -250,10 +255,10 @@ class CuckooMapTest {
             for (int i = 0; i < slotWords; i++) {
                 long word = raw.readLong(slotAt.plus(8L * i));
                 assertEquals((int) (loggedVersion + 1), CuckooTableDescriptor.tagOf(word), "slot word " + i);
-                assertEquals(CuckooTableDescriptor.dataOf(logWords[8 + i]), CuckooTableDescriptor.dataOf(word),
+                assertEquals(CuckooTableDescriptor.dataOf(logWords[10 + i]), CuckooTableDescriptor.dataOf(word),
                     "the logged image is the slot's, word " + i);
             }
-            int header = CuckooTableDescriptor.dataOf(logWords[8]);
+            int header = CuckooTableDescriptor.dataOf(logWords[10]);
             assertEquals(CuckooTableDescriptor.KIND_INLINE, CuckooTableDescriptor.kindOf(header));
             assertEquals(1, CuckooTableDescriptor.keyLengthOf(header));
             assertEquals(1, CuckooTableDescriptor.valueLengthOf(header));

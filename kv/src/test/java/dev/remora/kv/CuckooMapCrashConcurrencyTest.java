@@ -1,0 +1,218 @@
+package dev.remora.kv;
+
+import dev.remora.check.HistoryRecorder;
+import dev.remora.check.model.KvModel;
+import dev.remora.kv.CuckooMap.Params;
+import dev.remora.kv.CuckooMap.Point;
+import dev.remora.kv.CuckooMap.Result;
+import dev.remora.kv.CuckooMap.Status;
+import dev.remora.testkit.Histories;
+import dev.remora.testkit.Parallel;
+import dev.remora.verbs.Endpoint;
+import dev.remora.verbs.MemoryRegion;
+import dev.remora.verbs.Node;
+import dev.remora.verbs.sim.SimFabric;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Clients that abandon their operation at random points, on the fast fabric: four client threads on three nodes (one
+ * on the table's home, two on node a, one on node b) get, put, delete and compareAndSet six keys of a table of eight
+ * one-slot rows (kicks, TABLE_FULL), and now and then one "crashes": at a doorbell drawn at random (the lock CASes, a
+ * release, a doorbell 2 of an update or a kick, any doorbell of a repair) it posts a random prefix of the doorbell's
+ * requests (none, some, all), which land, and abandons the handle for good; the thread then attaches a new handle (a
+ * restarted client, with a new client id) and goes on. The others repair what it left when they run into it. At the
+ * end a new client runs {@link CuckooMap#recover()} and GETs every key. The history (each abandoned operation open,
+ * so {@code info}) must be linearizable with the kv model, and the table's memory, read directly, must be quiescent
+ * (no row locked, no slot torn or unpublished, no key twice) and hold what the final GETs returned.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CuckooMapCrashConcurrencyTest {
+    private static final int OPS_PER_CLIENT = 120;
+    private static final int ROWS = 8;
+    /** A lease long next to this machine's scheduling hiccups (a holder keeps its locks microseconds). */
+    private static final long LEASE_NS = 100_000_000;
+    private static final long MARGIN_NS = 50_000_000;
+    private static final List<Set<Point>> CRASH_POINTS = List.of(EnumSet.of(Point.LOCK), EnumSet.of(Point.RELEASE),
+        EnumSet.of(Point.COMMIT, Point.KICK, Point.REFRESH), EnumSet.of(Point.KICK),
+        EnumSet.of(Point.REPAIR_UNLOCK, Point.REPAIR_TAKE, Point.REPAIR_ROLL_FORWARD, Point.REPAIR_FINISH));
+
+    /** The abandonment of a handle, thrown by its hook. */
+    static final class Abandoned extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned(Point at) {
+            super("client abandoned its handle at " + at);
+        }
+    }
+
+    /** Abandons at the first doorbell among {@code points}, having posted {@code prefix} of its requests (-1: all). */
+    static CuckooMap.Hook abandonAt(Set<Point> points, int prefix) {
+        return new CuckooMap.Hook() {
+            private boolean armed;
+
+            @Override
+            public int beforePost(Point point, int requests) {
+                if (!points.contains(point)) {
+                    return requests;
+                }
+                if (prefix == 0) {
+                    throw new Abandoned(point);
+                }
+                armed = true;
+                return prefix < 0 ? requests : Math.min(prefix, requests);
+            }
+
+            @Override
+            public void afterPost(Point point) {
+                if (armed) {
+                    throw new Abandoned(point);
+                }
+            }
+        };
+    }
+
+    @Test
+    void abandonedOperationsAreRepairedAndHistoriesStayLinearizable() throws Exception {
+        Params p = new Params().rows(ROWS).slotsPerRow(1).clients(64).lease(LEASE_NS, MARGIN_NS);
+        HistoryRecorder rec = Histories.recorder(System::nanoTime, e -> e instanceof Abandoned);
+        AtomicInteger abandoned = new AtomicInteger();
+        AtomicInteger repairs = new AtomicInteger();
+        AtomicInteger kicks = new AtomicInteger();
+        long start = System.nanoTime();
+        try (SimFabric fabric = SimFabric.open()) {
+            Node home = fabric.addNode("home");
+            Node a = fabric.addNode("a");
+            Node b = fabric.addNode("b");
+            MemoryRegion table = CuckooMap.allocateRegion(home, p);
+            String[] keys = keys(6);
+            Node[] placement = {home, a, a, b};
+            Parallel.run(placement.length, Duration.ofSeconds(45), id -> {
+                Random rnd = new Random(2000 + id);
+                try (Endpoint ep = Endpoint.open(placement[id])) {
+                    CuckooMap m = CuckooMap.attach(ep, table.remote(0));
+                    HistoryRecorder.Client process = rec.client();
+                    String[] seen = new String[keys.length];
+                    java.util.Arrays.fill(seen, "");
+                    for (int i = 0; i < OPS_PER_CLIENT; i++) {
+                        if (m.hook == null && rnd.nextInt(30) == 0) {
+                            // armed until the client reaches such a doorbell
+                            m.hook = abandonAt(CRASH_POINTS.get(rnd.nextInt(CRASH_POINTS.size())), rnd.nextInt(4) - 1);
+                        }
+                        try {
+                            operate(m, process, rnd, keys, "c" + id + "-" + i, seen);
+                        } catch (Abandoned e) {
+                            abandoned.incrementAndGet();
+                            repairs.addAndGet((int) m.repairs());
+                            kicks.addAndGet((int) m.kicks());
+                            m = CuckooMap.attach(ep, table.remote(0)); // the client restarts with a new id
+                            process = rec.client();
+                            java.util.Arrays.fill(seen, "");
+                        }
+                    }
+                    repairs.addAndGet((int) m.repairs());
+                    kicks.addAndGet((int) m.kicks());
+                    m.close();
+                }
+            });
+            String[] finals = new String[keys.length];
+            try (Endpoint ep = Endpoint.open(b); CuckooMap last = CuckooMap.attach(ep, table.remote(0))) {
+                repairs.addAndGet(last.recover());
+                HistoryRecorder.Client process = rec.client();
+                for (int k = 0; k < keys.length; k++) {
+                    HistoryRecorder.Invocation inv = process.invoke("get", keys[k], null);
+                    Result r = last.lookup(keys[k].getBytes(StandardCharsets.UTF_8));
+                    assertTrue(r.status() != Status.BUSY, "a final GET after recover answered BUSY");
+                    finals[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                    inv.ok(finals[k]);
+                }
+            }
+            Map<String, String> memory = TableMemory.checkQuiescent(table::getLong, p);
+            for (int k = 0; k < keys.length; k++) {
+                assertEquals(finals[k], memory.getOrDefault(keys[k], ""), "key " + keys[k] + " in memory");
+            }
+        }
+        Histories.assertLinearizable(rec.history(), new KvModel(""));
+        System.out.printf("[kv] fast fabric, abandoned operations: %d operations, %d abandoned, %d repairs, %d kicks, "
+            + "linearizable, in %d ms%n", rec.history().operations().size(), abandoned.get(), repairs.get(),
+            kicks.get(), (System.nanoTime() - start) / 1_000_000);
+        assertTrue(abandoned.get() >= 3, "clients abandoned operations: " + abandoned.get());
+        assertTrue(repairs.get() > 0, "someone repaired what they left");
+    }
+
+    /** Keys whose two rows are all different pairs of the table's rows. */
+    private static String[] keys(int n) {
+        String[] keys = new String[n];
+        java.util.Set<Integer> pairs = new java.util.HashSet<>();
+        for (int i = 0, found = 0; found < n; i++) {
+            byte[] kb = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            int r1 = CuckooMap.row1(kb, ROWS);
+            int r2 = CuckooMap.row2(kb, r1, ROWS);
+            if (r1 < 5 && r2 < 5 && pairs.add(Math.min(r1, r2) * 100 + Math.max(r1, r2))) {
+                keys[found++] = "k" + i;
+            }
+        }
+        return keys;
+    }
+
+    private static void operate(CuckooMap m, HistoryRecorder.Client p, Random rnd, String[] keys, String fresh,
+                                String[] seen) {
+        int k = rnd.nextInt(keys.length);
+        String key = keys[k];
+        byte[] kb = key.getBytes(StandardCharsets.UTF_8);
+        switch (rnd.nextInt(4)) {
+            case 0 -> {
+                HistoryRecorder.Invocation inv = p.invoke("get", key, null);
+                Result r = m.lookup(kb);
+                if (r.status() == Status.BUSY) {
+                    inv.fail();
+                } else {
+                    seen[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                    inv.ok(seen[k]);
+                }
+            }
+            case 1 -> finish(p.invoke("put", key, fresh), m.put(kb, fresh.getBytes(StandardCharsets.UTF_8)), null,
+                seen, k, fresh);
+            case 2 -> {
+                HistoryRecorder.Invocation inv = p.invoke("put", key, "");
+                Result r = m.delete(kb);
+                finish(inv, r.status() == Status.NOT_FOUND ? new Result(Status.OK, null) : r, null, seen, k, "");
+            }
+            default -> {
+                String expected = rnd.nextInt(4) == 0 ? "" : seen[k];
+                HistoryRecorder.Invocation inv = p.invoke("cas", key, List.of(expected, fresh));
+                Result r = m.compareAndSet(kb, expected.isEmpty() ? null : expected.getBytes(StandardCharsets.UTF_8),
+                    fresh.getBytes(StandardCharsets.UTF_8));
+                finish(inv, r, r.status() == Status.OK, seen, k, fresh);
+            }
+        }
+    }
+
+    private static void finish(HistoryRecorder.Invocation inv, Result r, Object okValue, String[] seen, int k,
+                               String written) {
+        switch (r.status()) {
+            case OK -> {
+                seen[k] = written;
+                inv.ok(okValue);
+            }
+            case CAS_MISMATCH -> {
+                seen[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                inv.ok(false);
+            }
+            default -> inv.fail(); // BUSY, TABLE_FULL: nothing changed
+        }
+    }
+}
