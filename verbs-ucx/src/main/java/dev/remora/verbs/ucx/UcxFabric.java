@@ -586,10 +586,8 @@ public final class UcxFabric implements Fabric {
                     n.lock.lock();
                     try {
                         waiting |= n.hasActive();
-                        int st = (int) ucx.workerArm.invokeExact(n.workerHandle());
-                        if (st != Ucx.UCS_OK) {
-                            armed = false; // UCS_ERR_BUSY: events are pending, progress again
-                        }
+                        armed = n.arm(); // false: events are pending, progress again
+
                     } finally {
                         n.lock.unlock();
                     }
@@ -686,9 +684,27 @@ public final class UcxFabric implements Fabric {
         for (ControlConnection c : connections) {
             c.close("fabric closed");
         }
+        // In phases over all nodes, so that no worker is destroyed while another still has something for it.
+        for (UcxNode n : locals) {
+            n.closeQueues();
+        }
+        drainAll(TimeUnit.MILLISECONDS.toNanos(300));
+        for (UcxNode n : locals) {
+            n.closeEndpoints();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        boolean closedAll = false;
+        while (!closedAll && System.nanoTime() - deadline < 0) {
+            closedAll = true;
+            for (UcxNode n : locals) {
+                n.progressOnce();
+                closedAll &= n.endpointsClosed();
+            }
+        }
+        drainAll(TimeUnit.MILLISECONDS.toNanos(100));
         for (UcxNode n : locals) {
             try {
-                n.close();
+                n.destroy();
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "closing node " + n.name() + " failed", e);
             }
@@ -705,6 +721,19 @@ public final class UcxFabric implements Fabric {
         }
         if (!progress.isAlive()) {
             arena.close();
+        }
+    }
+
+    /** Progresses every local worker, crashed or not, until none made progress for a while (at most maxNs). */
+    private void drainAll(long maxNs) {
+        long deadline = System.nanoTime() + maxNs;
+        int quiet = 0;
+        while (quiet < 100 && System.nanoTime() - deadline < 0) {
+            int p = 0;
+            for (UcxNode n : locals) {
+                p += n.progressOnce();
+            }
+            quiet = p == 0 ? quiet + 1 : 0;
         }
     }
 

@@ -684,6 +684,23 @@ final class UcxNode implements Node {
         return !active.isEmpty();
     }
 
+    /**
+     * Arms the worker's event descriptor before the progress thread sleeps ({@code ucp_worker_arm}). Under the lock.
+     *
+     * @return false if the thread must not sleep: events are pending, or the arming itself ran the AM handler and
+     *     left answers to send
+     */
+    boolean arm() {
+        try {
+            int st = (int) ucx.workerArm.invokeExact(workerHandle);
+            return st == Ucx.UCS_OK && answers.isEmpty();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     void fence() {
         ucx.fence(workerHandle);
         fenceEpoch++;
@@ -812,14 +829,14 @@ final class UcxNode implements Node {
                                 long length, MemorySegment param) {
         try {
             int amId = (int) arg.address();
-            MemorySegment h = header.reinterpret(headerLength);
+            MemorySegment h = header.reinterpret(headerLength); // at any alignment (over TCP it is not)
             MemorySegment p = param.reinterpret(Ucx.AM_RECV_PARAM_SIZE);
             long attr = p.get(ValueLayout.JAVA_LONG, 0);
             if (amId == AM_SEND && headerLength >= UcxWqe.AM_HEADER_BYTES) {
-                int dstQpn = h.get(ValueLayout.JAVA_INT, 0);
-                int fromNode = h.get(ValueLayout.JAVA_INT, 4);
-                int fromQpn = h.get(ValueLayout.JAVA_INT, 8);
-                int seq = h.get(ValueLayout.JAVA_INT, 12);
+                int dstQpn = h.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
+                int fromNode = h.get(ValueLayout.JAVA_INT_UNALIGNED, 4);
+                int fromQpn = h.get(ValueLayout.JAVA_INT_UNALIGNED, 8);
+                int seq = h.get(ValueLayout.JAVA_INT_UNALIGNED, 12);
                 WcStatus status;
                 if ((attr & Ucx.UCP_AM_RECV_ATTR_FLAG_RNDV) != 0) {
                     status = WcStatus.REM_OP_ERR; // a rendezvous SEND: not configured (RNDV_THRESH=inf)
@@ -837,10 +854,10 @@ final class UcxNode implements Node {
                     answers.add(new Object[] {replyEp, a});
                 }
             } else if (amId == AM_ANSWER && headerLength >= ANSWER_BYTES) {
-                UcxQueuePair qp = queuePairs.get(h.get(ValueLayout.JAVA_INT, 0));
-                int status = h.get(ValueLayout.JAVA_INT, 8);
+                UcxQueuePair qp = queuePairs.get(h.get(ValueLayout.JAVA_INT_UNALIGNED, 0));
+                int status = h.get(ValueLayout.JAVA_INT_UNALIGNED, 8);
                 if (qp != null && status >= 0 && status < WcStatus.values().length) {
-                    qp.sendAnswered(h.get(ValueLayout.JAVA_INT, 4), status);
+                    qp.sendAnswered(h.get(ValueLayout.JAVA_INT_UNALIGNED, 4), status);
                 }
             }
         } catch (Throwable t) {
@@ -954,8 +971,10 @@ final class UcxNode implements Node {
         }
     }
 
-    /** Releases everything UCX holds; the fabric's progress thread has stopped. */
-    void close() {
+    // ---------------------------------------------------------------- closing, in phases the fabric runs for all nodes
+
+    /** Closing, phase 1: the listener, the regions and the queue pairs go; UCX objects stay. */
+    void closeQueues() {
         closeListener();
         for (UcxRegion r : new ArrayList<>(regions.values())) {
             r.deregister();
@@ -965,38 +984,78 @@ final class UcxNode implements Node {
             for (UcxQueuePair qp : new ArrayList<>(queuePairs.values())) {
                 qp.close();
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Progresses the worker once, crashed or not (while closing, every worker of the process is progressed until all
+     * are quiet: UCX 1.13 aborts in {@code ucp_worker_destroy} if a wire-up message is still pending on a TCP
+     * endpoint, and a peer's pending message may be for this worker).
+     *
+     * @return how much progress UCX made
+     */
+    int progressOnce() {
+        lock.lock();
+        try {
+            return ucx.progress(workerHandle);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private final List<MemorySegment> closing = new ArrayList<>();
+
+    /** Closing, phase 2: every endpoint is closed gracefully ({@code ucp_ep_close_nbx} in flush mode). */
+    void closeEndpoints() {
+        lock.lock();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(Ucx.REQUEST_PARAM); // no FORCE flag: flush, then disconnect
             List<UcxLink> all = new ArrayList<>(links.values());
             all.addAll(deadLinks);
-            List<MemorySegment> closing = new ArrayList<>();
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment p = a.allocate(Ucx.REQUEST_PARAM);
-                p.set(ValueLayout.JAVA_INT, Ucx.PARAM_OP_ATTR_MASK, Ucx.UCP_OP_ATTR_FIELD_FLAGS);
-                p.set(ValueLayout.JAVA_INT, Ucx.PARAM_FLAGS, Ucx.UCP_EP_CLOSE_FLAG_FORCE);
-                for (UcxLink l : all) {
-                    if (l.ep.address() != 0) {
-                        MemorySegment r = (MemorySegment) ucx.epCloseNbx.invokeExact(l.ep, p);
-                        l.ep = MemorySegment.NULL;
-                        if (!Ucx.isError(r) && r.address() != 0) {
-                            closing.add(r);
-                        }
+            for (UcxLink l : all) {
+                if (l.ep.address() != 0) {
+                    MemorySegment r = (MemorySegment) ucx.epCloseNbx.invokeExact(l.ep, p);
+                    l.ep = MemorySegment.NULL;
+                    if (!Ucx.isError(r) && r.address() != 0) {
+                        closing.add(r);
                     }
                 }
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (!closing.isEmpty() && System.nanoTime() - deadline < 0) {
-                ucx.progress(workerHandle);
-                closing.removeIf(r -> {
-                    if (ucx.checkStatus(r) != Ucx.UCS_INPROGRESS) {
-                        ucx.free(r);
-                        return true;
-                    }
-                    return false;
-                });
-            }
-            for (int i = 0; i < 16; i++) {
-                ucx.progress(workerHandle);
-            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return whether every endpoint close has completed (freeing those that did) */
+    boolean endpointsClosed() {
+        lock.lock();
+        try {
+            closing.removeIf(r -> {
+                if (ucx.checkStatus(r) != Ucx.UCS_INPROGRESS) {
+                    ucx.free(r);
+                    return true;
+                }
+                return false;
+            });
+            return closing.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closing, phase 3: the keys, the worker, the context and the native memory go (unless UCX still holds some). */
+    void destroy() {
+        lock.lock();
+        try {
             reap();
+            List<UcxLink> all = new ArrayList<>(links.values());
+            all.addAll(deadLinks);
             for (UcxLink l : all) {
                 for (UcxLink.KeyRecord k : l.keys.values()) {
                     if (k.rkey.address() != 0) {
