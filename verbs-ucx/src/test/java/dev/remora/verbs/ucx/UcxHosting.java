@@ -6,16 +6,16 @@ import dev.remora.verbs.testing.NodeHostExtension;
 
 import java.util.Map;
 
-/** How the UCX tests place nodes in a second OS process: a node host child JVM and a UCX fabric in each process. */
-final class UcxHosting {
+/** How the UCX tests (here and in the objects and locks packages) place nodes in a second OS process: a node host child JVM and a UCX fabric in each process. */
+public final class UcxHosting {
     /** The child JVM calls libucp through the FFM API too. */
-    static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+    public static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
 
     private UcxHosting() {
     }
 
     /** @return a node host extension whose child may call native code */
-    static NodeHostExtension extension() {
+    public static NodeHostExtension extension() {
         return new NodeHostExtension(NATIVE_ACCESS);
     }
 
@@ -28,7 +28,7 @@ final class UcxHosting {
      * @param retryTimeoutNs the retry and receiver-not-ready timeout of both processes
      * @return the fabric
      */
-    static HostedSocketFabric open(NodeHost host, HostedSocketFabric.Placement placement, String tls,
+    public static HostedSocketFabric open(NodeHost host, HostedSocketFabric.Placement placement, String tls,
                                    long retryTimeoutNs) {
         UcxAvailable.assume();
         return HostedSocketFabric.open(host, UcxFabricProvider.NAME, placement, Map.of(
