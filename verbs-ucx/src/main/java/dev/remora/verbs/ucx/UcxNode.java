@@ -433,6 +433,59 @@ final class UcxNode implements Node {
             lock.unlock();
         }
         awaitRequest(flush, fabric.context().connectTimeoutNs());
+        ping(l);
+    }
+
+    private int nextPing = 1;
+    private final java.util.Set<Integer> pingsAnswered = new java.util.HashSet<>();
+
+    /**
+     * Sends an active message to the target's queue pair 0 (none: it answers "receiver not ready") and waits for
+     * the answer, so that UCX has wired up the way back too before the first request needs it.
+     */
+    private void ping(UcxLink l) {
+        MemorySegment header = arena.allocate(UcxWqe.AM_HEADER_BYTES, 8);
+        int seq;
+        MemorySegment req;
+        lock.lock();
+        try {
+            if (l.ep.address() == 0) {
+                return;
+            }
+            seq = nextPing++;
+            header.set(ValueLayout.JAVA_INT, 0, 0);
+            header.set(ValueLayout.JAVA_INT, 4, id);
+            header.set(ValueLayout.JAVA_INT, 8, 0);
+            header.set(ValueLayout.JAVA_INT, 12, seq);
+            req = (MemorySegment) ucx.amSendNbx.invokeExact(l.ep, AM_SEND, header, (long) UcxWqe.AM_HEADER_BYTES,
+                MemorySegment.NULL, 0L, amSendParam);
+            if (Ucx.isError(req)) {
+                return;
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        } finally {
+            lock.unlock();
+        }
+        if (req.address() != 0) {
+            awaitRequest(req, fabric.context().connectTimeoutNs());
+        }
+        long deadline = System.nanoTime() + fabric.context().connectTimeoutNs();
+        while (System.nanoTime() - deadline < 0 && !fabric.isClosed()) {
+            lock.lock();
+            try {
+                if (pingsAnswered.remove(seq)) {
+                    return;
+                }
+                service(System.nanoTime());
+            } finally {
+                lock.unlock();
+            }
+            fabric.wake();
+            LockSupport.parkNanos(20_000);
+        }
     }
 
     /**
@@ -854,6 +907,10 @@ final class UcxNode implements Node {
                     answers.add(new Object[] {replyEp, a});
                 }
             } else if (amId == AM_ANSWER && headerLength >= ANSWER_BYTES) {
+                if (h.get(ValueLayout.JAVA_INT_UNALIGNED, 0) == 0) {
+                    pingsAnswered.add(h.get(ValueLayout.JAVA_INT_UNALIGNED, 4));
+                    return Ucx.UCS_OK;
+                }
                 UcxQueuePair qp = queuePairs.get(h.get(ValueLayout.JAVA_INT_UNALIGNED, 0));
                 int status = h.get(ValueLayout.JAVA_INT_UNALIGNED, 8);
                 if (qp != null && status >= 0 && status < WcStatus.values().length) {
