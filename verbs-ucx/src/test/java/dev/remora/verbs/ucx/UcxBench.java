@@ -4,7 +4,6 @@ import dev.remora.verbs.Access;
 import dev.remora.verbs.Completion;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.Endpoint;
-import dev.remora.verbs.Fabric;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.QueuePair;
@@ -81,40 +80,96 @@ public final class UcxBench {
     }
 
     private void run() throws Exception {
-        System.out.printf(Locale.ROOT, "UcxBench: %d operations per row after %d warm-up, libucp %s, %s, %d CPUs%n",
-            ops, warmup, UcxFabricProvider.ucxVersion(), Runtime.version(), Runtime.getRuntime().availableProcessors());
-        try (NodeHost host = NodeHost.start(UcxHosting.NATIVE_ACCESS)) {
-            rawNio(host);
-            roundTrips(host, "socket", Map.of(), "socket fabric");
-            roundTrips(host, UcxFabricProvider.NAME, Map.of(UcxContext.TRANSPORTS_PROP_NAME, "shm"), "ucx shm");
-            roundTrips(host, UcxFabricProvider.NAME, Map.of(UcxContext.TRANSPORTS_PROP_NAME, "tcp"), "ucx tcp");
+        System.out.printf(Locale.ROOT, "UcxBench: %d operations per row after %d warm-up, interleaved in %d rounds, "
+            + "libucp %s, %s, %d CPUs, load average %.1f%n", ops, warmup, ROUNDS, UcxFabricProvider.ucxVersion(),
+            Runtime.version(), Runtime.getRuntime().availableProcessors(),
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        List<AutoCloseable> open = new ArrayList<>();
+        try {
+            Map<String, LongSupplier> ops1 = new LinkedHashMap<>();
+            rawNio(host(open), open, ops1);
+            roundTrips(host(open), open, ops1, "socket", Map.of(), "socket fabric");
+            roundTrips(host(open), open, ops1, UcxFabricProvider.NAME, Map.of(UcxContext.TRANSPORTS_PROP_NAME, "shm"),
+                "ucx shm");
+            roundTrips(host(open), open, ops1, UcxFabricProvider.NAME, Map.of(UcxContext.TRANSPORTS_PROP_NAME, "tcp"),
+                "ucx tcp");
+            // The progress threads poll 50 µs after each event before they sleep: latency against CPU.
+            roundTrips(host(open), open, ops1, UcxFabricProvider.NAME, Map.of(UcxContext.TRANSPORTS_PROP_NAME, "shm",
+                UcxContext.IDLE_SPIN_NS_PROP_NAME, "50000"), "ucx shm, idleSpinNs 50 µs");
+            roundTrips(host(open), open, ops1, UcxFabricProvider.NAME, Map.of(UcxContext.TRANSPORTS_PROP_NAME, "tcp",
+                UcxContext.IDLE_SPIN_NS_PROP_NAME, "50000"), "ucx tcp, idleSpinNs 50 µs");
+            measureInterleaved(ops1);
             printRoundTrips();
             rows.clear();
+            Map<String, LongSupplier> ops2 = new LinkedHashMap<>();
             for (String tls : List.of("shm", "tcp")) {
-                ordering(host, tls, UcxContext.Ordering.FENCE);
-                ordering(host, tls, UcxContext.Ordering.FLUSH);
+                for (UcxContext.Ordering o : UcxContext.Ordering.values()) {
+                    ordering(host(open), open, ops2, tls, o);
+                }
             }
-            primitives("shm");
-            primitives("tcp");
+            for (String tls : List.of("shm", "tcp")) {
+                fencePrimitive(open, ops2, tls);
+            }
+            measureInterleaved(ops2);
             printOrdering();
+        } finally {
+            for (int i = open.size() - 1; i >= 0; i--) {
+                open.get(i).close();
+            }
+        }
+    }
+
+    private static final int ROUNDS = 10;
+
+    private static NodeHost host(List<AutoCloseable> open) {
+        NodeHost h = NodeHost.start(UcxHosting.NATIVE_ACCESS);
+        open.add(h);
+        return h;
+    }
+
+    /** Warms every row up, then measures them round-robin in rounds, so that the machine's load falls on all alike. */
+    private void measureInterleaved(Map<String, LongSupplier> ops) {
+        for (LongSupplier op : ops.values()) {
+            for (int i = 0; i < warmup; i++) {
+                op.getAsLong();
+            }
+        }
+        Map<String, long[]> samples = new LinkedHashMap<>();
+        ops.keySet().forEach(k -> samples.put(k, new long[this.ops]));
+        int per = this.ops / ROUNDS;
+        for (int r = 0; r < ROUNDS; r++) {
+            for (Map.Entry<String, LongSupplier> e : ops.entrySet()) {
+                long[] t = samples.get(e.getKey());
+                for (int i = r * per; i < (r + 1) * per; i++) {
+                    long st = System.nanoTime();
+                    e.getValue().getAsLong();
+                    t[i] = System.nanoTime() - st;
+                }
+            }
+        }
+        for (Map.Entry<String, long[]> e : samples.entrySet()) {
+            long[] t = Arrays.copyOf(e.getValue(), per * ROUNDS);
+            Arrays.sort(t);
+            rows.put(e.getKey(), new long[] {t[t.length / 2], t[(int) (t.length * 0.99)]});
         }
     }
 
     // ---------------------------------------------------------------- round trips
 
-    private void roundTrips(NodeHost host, String provider, Map<String, String> props, String label) {
-        try (HostedSocketFabric f = HostedSocketFabric.open(host, provider,
-            HostedSocketFabric.Placement.named("target"), props)) {
-            Node client = f.addNode("client");
-            Node target = f.addNode("target");
-            MemoryRegion word = target.allocate(64, Access.ALL);
-            RemoteAddress at = word.remote(0);
-            try (Endpoint ep = Endpoint.open(client)) {
-                rows.put(label + " READ", measure(() -> ep.readLong(at)));
-                long[] next = {0};
-                rows.put(label + " CAS", measure(() -> ep.cas(at, next[0], ++next[0])));
-            }
-        }
+    private static void roundTrips(NodeHost host, List<AutoCloseable> open, Map<String, LongSupplier> ops,
+                                   String provider, Map<String, String> props, String label) {
+        HostedSocketFabric f = HostedSocketFabric.open(host, provider, HostedSocketFabric.Placement.named("target"),
+            props);
+        open.add(f);
+        Node client = f.addNode("client");
+        Node target = f.addNode("target");
+        MemoryRegion word = target.allocate(64, Access.ALL);
+        RemoteAddress at = word.remote(0);
+        Endpoint ep = Endpoint.open(client);
+        open.add(ep);
+        ops.put(label + " READ", () -> ep.readLong(at));
+        long[] next = {0};
+        ops.put(label + " CAS", () -> ep.cas(at, next[0], ++next[0]));
     }
 
     /** In the child: a raw NIO server that answers a 24-byte request (op, expected, desired) with 8 bytes. */
@@ -168,54 +223,43 @@ public final class UcxBench {
         }
     }
 
-    private void rawNio(NodeHost host) throws IOException {
-        try (HostedSocketFabric f = HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("server"),
-            Map.of())) {
-            f.addNode("client");
-            Node server = f.addNode("server");
-            int port = Integer.parseInt(f.startInChild(server, NioServerTask.class).await(TimeUnit.SECONDS.toNanos(10)));
-            try (SocketChannel c = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
-                c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ByteBuffer req = ByteBuffer.allocateDirect(24).order(ByteOrder.nativeOrder());
-                ByteBuffer resp = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
-                long[] next = {0};
-                LongSupplier call = () -> {
-                    try {
-                        req.clear();
-                        c.write(req);
-                        resp.clear();
-                        while (resp.hasRemaining()) {
-                            c.read(resp);
-                        }
-                        return resp.getLong(0);
-                    } catch (IOException e) {
-                        throw new IllegalStateException(e);
-                    }
-                };
-                rows.put("raw NIO READ", measure(() -> {
-                    req.putLong(0, 0);
-                    return call.getAsLong();
-                }));
-                rows.put("raw NIO CAS", measure(() -> {
-                    req.putLong(0, 1).putLong(8, next[0]).putLong(16, ++next[0]);
-                    return call.getAsLong();
-                }));
+    /** The baseline: a blocking request and response over loopback TCP, the server executing on a direct buffer. */
+    private static void rawNio(NodeHost host, List<AutoCloseable> open, Map<String, LongSupplier> ops)
+        throws IOException {
+        HostedSocketFabric f = HostedSocketFabric.open(host, HostedSocketFabric.Placement.named("server"), Map.of());
+        open.add(f);
+        f.addNode("client");
+        Node server = f.addNode("server");
+        int port = Integer.parseInt(f.startInChild(server, NioServerTask.class).await(TimeUnit.SECONDS.toNanos(10)));
+        SocketChannel c = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+        open.add(c);
+        c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ByteBuffer req = ByteBuffer.allocateDirect(24).order(ByteOrder.nativeOrder());
+        ByteBuffer resp = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+        long[] next = {0};
+        LongSupplier call = () -> {
+            try {
+                req.clear();
+                while (req.hasRemaining()) {
+                    c.write(req);
+                }
+                resp.clear();
+                while (resp.hasRemaining()) {
+                    c.read(resp);
+                }
+                return resp.getLong(0);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
             }
-        }
-    }
-
-    private long[] measure(LongSupplier op) {
-        for (int i = 0; i < warmup; i++) {
-            op.getAsLong();
-        }
-        long[] t = new long[ops];
-        for (int i = 0; i < ops; i++) {
-            long s = System.nanoTime();
-            op.getAsLong();
-            t[i] = System.nanoTime() - s;
-        }
-        Arrays.sort(t);
-        return new long[] {t[ops / 2], t[(int) (ops * 0.99)]};
+        };
+        ops.put("raw NIO READ", () -> {
+            req.putLong(0, 0);
+            return call.getAsLong();
+        });
+        ops.put("raw NIO CAS", () -> {
+            req.putLong(0, 1).putLong(8, next[0]).putLong(16, ++next[0]);
+            return call.getAsLong();
+        });
     }
 
     private void printRoundTrips() {
@@ -238,36 +282,34 @@ public final class UcxBench {
 
     // ---------------------------------------------------------------- ordering
 
-    private void ordering(NodeHost host, String tls, UcxContext.Ordering ordering) {
-        String label = "ucx " + tls + " " + ordering.name().toLowerCase(Locale.ROOT);
-        try (HostedSocketFabric f = HostedSocketFabric.open(host, UcxFabricProvider.NAME,
+    private static void ordering(NodeHost host, List<AutoCloseable> open, Map<String, LongSupplier> ops, String tls,
+                                 UcxContext.Ordering ordering) {
+        String label = "ucx " + tls + ", ordering " + ordering.name().toLowerCase(Locale.ROOT);
+        HostedSocketFabric f = HostedSocketFabric.open(host, UcxFabricProvider.NAME,
             HostedSocketFabric.Placement.named("target"), Map.of(UcxContext.TRANSPORTS_PROP_NAME, tls,
-                UcxContext.ORDERING_PROP_NAME, ordering.name()))) {
-            Node client = f.addNode("client");
-            Node target = f.addNode("target");
-            MemoryRegion remote = target.allocate(64, Access.ALL);
-            MemoryRegion local = client.allocate(64, Access.ALL);
-            CompletionQueue cq = client.createCompletionQueue(64);
-            QueuePair qp = client.connect(target, cq);
-            QueuePair other = client.connect(target, cq);
-            Completion[] out = {new Completion(), new Completion()};
-            WorkRequest read = new WorkRequest().read(local, 8, 8, remote.remote(8)).flags(WorkRequest.SIGNALED);
-            WorkRequest write = new WorkRequest().write(local, 0, 8, remote.remote(0));
-            WorkRequest signaledWrite = new WorkRequest().write(local, 0, 8, remote.remote(0))
-                .flags(WorkRequest.SIGNALED);
-            WorkRequest[] writeThenRead = {write, read};
-            rows.put(label + ": READ alone", measure(() -> await(cq, out, qp.post(read), 1)));
-            rows.put(label + ": WRITE then READ, one queue pair (ordered: R7)",
-                measure(() -> await(cq, out, qp.post(writeThenRead, 2), 1)));
-            rows.put(label + ": WRITE and READ on two queue pairs (unordered: R10)", measure(() -> {
-                int a = other.post(write);
-                return await(cq, out, a == QueuePair.POSTED ? qp.post(read) : a, 1);
-            }));
-            rows.put(label + ": signaled WRITE (completes once placed)",
-                measure(() -> await(cq, out, qp.post(signaledWrite), 1)));
-            UcxFabric.UcxStatistics s = ((UcxFabric) f.localFabric()).ucxStatistics();
-            System.out.printf(Locale.ROOT, "%s: %d fences, %d flushes%n", label, s.fences(), s.flushes());
-        }
+                UcxContext.ORDERING_PROP_NAME, ordering.name()));
+        open.add(f);
+        Node client = f.addNode("client");
+        Node target = f.addNode("target");
+        MemoryRegion remote = target.allocate(64, Access.ALL);
+        MemoryRegion local = client.allocate(64, Access.ALL);
+        CompletionQueue cq = client.createCompletionQueue(64);
+        QueuePair qp = client.connect(target, cq);
+        QueuePair other = client.connect(target, cq);
+        Completion[] out = {new Completion(), new Completion()};
+        WorkRequest read = new WorkRequest().read(local, 8, 8, remote.remote(8)).flags(WorkRequest.SIGNALED);
+        WorkRequest write = new WorkRequest().write(local, 0, 8, remote.remote(0));
+        WorkRequest signaledWrite = new WorkRequest().write(local, 0, 8, remote.remote(0)).flags(WorkRequest.SIGNALED);
+        WorkRequest[] writeThenRead = {write, read};
+        ops.put(label + ": READ", () -> await(cq, out, qp.post(read), 1));
+        ops.put(label + ": WRITE then READ, one queue pair (ordered, R7)",
+            () -> await(cq, out, qp.post(writeThenRead, 2), 1));
+        ops.put(label + ": WRITE and READ, two queue pairs (unordered, R10)", () -> {
+            int a = other.post(write);
+            return await(cq, out, a == QueuePair.POSTED ? qp.post(read) : a, 1);
+        });
+        ops.put(label + ": signaled WRITE (completes once placed: a flush)",
+            () -> await(cq, out, qp.post(signaledWrite), 1));
     }
 
     private static long await(CompletionQueue cq, Completion[] out, int posted, int n) {
@@ -290,45 +332,29 @@ public final class UcxBench {
         return got;
     }
 
-    /** The primitives alone, between two workers of this process: a fence, and a flush after one PUT. */
-    private void primitives(String tls) {
-        try (UcxFabric f = UcxFabric.open(new UcxContext().transports(tls))) {
-            UcxNode a = (UcxNode) f.addNode("a");
-            Node b = f.addNode("b");
-            MemoryRegion remote = b.allocate(64, Access.ALL);
-            MemoryRegion local = a.allocate(64, Access.ALL);
-            CompletionQueue cq = a.createCompletionQueue(64);
-            QueuePair qp = a.connect(b, cq);
-            Completion[] out = {new Completion(), new Completion()};
-            WorkRequest signaledWrite = new WorkRequest().write(local, 0, 8, remote.remote(0))
-                .flags(WorkRequest.SIGNALED);
-            rows.put("in-process " + tls + ": ucp_worker_fence alone", measure(() -> {
-                a.lock.lock();
-                try {
-                    a.fence();
-                } finally {
-                    a.lock.unlock();
-                }
-                return 0;
-            }));
-            WorkRequest read = new WorkRequest().read(local, 8, 8, remote.remote(8)).flags(WorkRequest.SIGNALED);
-            rows.put("in-process " + tls + ": READ alone", measure(() -> await(cq, out, qp.post(read), 1)));
-            rows.put("in-process " + tls + ": signaled WRITE (+ ucp_ep_flush_nbx)",
-                measure(() -> await(cq, out, qp.post(signaledWrite), 1)));
-        }
+    /** The fence alone, on a worker of this process (it returns at once: it only orders what follows). */
+    private static void fencePrimitive(List<AutoCloseable> open, Map<String, LongSupplier> ops, String tls) {
+        UcxFabric f = UcxFabric.open(new UcxContext().transports(tls));
+        open.add(f);
+        UcxNode a = (UcxNode) f.addNode("a");
+        ops.put("ucx " + tls + ": ucp_worker_fence alone", () -> {
+            a.lock.lock();
+            try {
+                a.fence();
+            } finally {
+                a.lock.unlock();
+            }
+            return 0;
+        });
     }
 
     private void printOrdering() {
         System.out.println();
-        System.out.println("| ordering, client here, target in a child JVM (in-process rows: two workers here) "
-            + "| p50 µs | p99 µs |");
+        System.out.println("| what the ordering costs, client here, target in a child JVM | p50 µs | p99 µs |");
         System.out.println("|---|---:|---:|");
         for (Map.Entry<String, long[]> e : rows.entrySet()) {
             System.out.printf(Locale.ROOT, "| %s | %.2f | %.2f |%n", e.getKey(), e.getValue()[0] / 1e3,
                 e.getValue()[1] / 1e3);
         }
-        List<String> notes = new ArrayList<>();
-        notes.add("The cost of ordering a WRITE before a READ on one queue pair is the first row minus the third.");
-        notes.forEach(System.out::println);
     }
 }
