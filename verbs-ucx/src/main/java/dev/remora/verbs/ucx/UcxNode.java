@@ -432,8 +432,14 @@ final class UcxNode implements Node {
         } finally {
             lock.unlock();
         }
-        awaitRequest(flush, fabric.context().connectTimeoutNs());
-        ping(l);
+        if (awaitRequest(flush, wireUpTimeoutNs())) {
+            ping(l);
+        }
+    }
+
+    /** How long connecting waits for UCX's wire-up: a peer that takes longer is as good as dead (R20). */
+    private long wireUpTimeoutNs() {
+        return Math.min(fabric.context().connectTimeoutNs(), fabric.context().retryTimeoutNs());
     }
 
     private int nextPing = 1;
@@ -469,10 +475,10 @@ final class UcxNode implements Node {
         } finally {
             lock.unlock();
         }
-        if (req.address() != 0) {
-            awaitRequest(req, fabric.context().connectTimeoutNs());
+        if (req.address() != 0 && !awaitRequest(req, wireUpTimeoutNs())) {
+            return;
         }
-        long deadline = System.nanoTime() + fabric.context().connectTimeoutNs();
+        long deadline = System.nanoTime() + wireUpTimeoutNs();
         while (System.nanoTime() - deadline < 0 && !fabric.isClosed()) {
             lock.lock();
             try {
@@ -491,8 +497,10 @@ final class UcxNode implements Node {
     /**
      * Waits for a UCX request this thread issued, progressing the worker meanwhile, then frees it; one still in
      * flight after {@code timeoutNs} is left to the orphans.
+     *
+     * @return whether it completed successfully in time
      */
-    private void awaitRequest(MemorySegment request, long timeoutNs) {
+    private boolean awaitRequest(MemorySegment request, long timeoutNs) {
         long deadline = System.nanoTime() + timeoutNs;
         while (true) {
             lock.lock();
@@ -500,11 +508,11 @@ final class UcxNode implements Node {
                 int st = ucx.checkStatus(request);
                 if (st != Ucx.UCS_INPROGRESS) {
                     ucx.free(request);
-                    return;
+                    return st == Ucx.UCS_OK;
                 }
                 if (System.nanoTime() - deadline > 0 || fabric.isClosed()) {
                     answersInFlight.add(new Object[] {request, null}); // freed when it completes
-                    return;
+                    return false;
                 }
                 service(System.nanoTime());
             } finally {

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * processes over the subclass's UCX transport.
  */
 abstract class UcxCrossProcessContract extends VerbsContract {
-    static final long TIMEOUT_NS = 2_000_000_000L;
+    static final long TIMEOUT_NS = 1_000_000_000L;
 
     /** @return the child process */
     abstract NodeHost host();
