@@ -214,6 +214,10 @@ final class Ucx {
     final MethodHandle close;
     final MethodHandle setenv;
     final MethodHandle getenv;
+    final MethodHandle epPrintInfo;
+    final MethodHandle openMemstream;
+    final MethodHandle fclose;
+    final MethodHandle free;
 
     private Ucx(SymbolLookup ucp, SymbolLookup ucs, SymbolLookup libc) {
         Linker linker = Linker.nativeLinker();
@@ -277,6 +281,67 @@ final class Ucx {
         close = down(linker, libc, "close", FunctionDescriptor.of(i, i));
         setenv = down(linker, libc, "setenv", FunctionDescriptor.of(i, PTR, PTR, i));
         getenv = down(linker, libc, "getenv", FunctionDescriptor.of(PTR, PTR));
+        // void ucp_ep_print_info(ucp_ep_h ep, FILE *stream): the endpoint's lanes, one per line
+        epPrintInfo = down(linker, ucp, "ucp_ep_print_info", FunctionDescriptor.ofVoid(PTR, PTR));
+        openMemstream = down(linker, libc, "open_memstream", FunctionDescriptor.of(PTR, PTR, PTR));
+        fclose = down(linker, libc, "fclose", FunctionDescriptor.of(i, PTR));
+        free = down(linker, libc, "free", FunctionDescriptor.ofVoid(PTR));
+    }
+
+    /**
+     * What {@code ucp_ep_print_info} says of an endpoint (its configuration and lanes), captured through
+     * {@code open_memstream}.
+     *
+     * @param ep the endpoint
+     * @return the text
+     */
+    String endpointInfo(MemorySegment ep) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(ValueLayout.ADDRESS);
+            MemorySegment size = a.allocate(ValueLayout.JAVA_LONG);
+            MemorySegment stream = (MemorySegment) openMemstream.invokeExact(buf, size);
+            if (stream.address() == 0) {
+                return "";
+            }
+            epPrintInfo.invokeExact(ep, stream);
+            int rc = (int) fclose.invokeExact(stream);
+            MemorySegment text = buf.get(ValueLayout.ADDRESS, 0);
+            long n = size.get(ValueLayout.JAVA_LONG, 0);
+            String s = rc == 0 && text.address() != 0 ? text.reinterpret(n + 1).getString(0) : "";
+            if (text.address() != 0) {
+                free.invokeExact(text);
+            }
+            return s;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Counts the lanes of an endpoint that carry requests ({@code rma}, {@code rma_bw}, {@code amo}, {@code am},
+     * {@code am_bw}), from {@link #endpointInfo}: lines like
+     * {@code lane[0]:  1:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am am_bw#0 wireup}.
+     *
+     * @param info the text
+     * @return how many lanes carry requests
+     */
+    static int requestLanes(String info) {
+        int lanes = 0;
+        for (String line : info.split("\\R")) {
+            int at = line.indexOf("lane[");
+            if (at < 0) {
+                continue;
+            }
+            for (String word : line.substring(at).split("\\s+")) {
+                String usage = word.replaceAll("#\\d+$", "");
+                if (usage.equals("rma") || usage.equals("rma_bw") || usage.equals("amo") || usage.equals("am")
+                    || usage.equals("am_bw")) {
+                    lanes++;
+                    break;
+                }
+            }
+        }
+        return lanes;
     }
 
     private static void checkSize(String name, StructLayout mirror, long expected) {

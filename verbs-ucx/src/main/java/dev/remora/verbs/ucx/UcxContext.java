@@ -67,8 +67,14 @@ public final class UcxContext {
     /** How a queue pair keeps a WRITE ahead of the requests posted after it (R6, R7). */
     public enum Ordering {
         /**
-         * {@code ucp_worker_fence} between a WRITE and the next request that must not pass it: UCX 1.13 orders the
-         * operations on each of its transport lanes, and a fence keeps them apart on each (the default).
+         * {@link #FENCE} on an endpoint whose requests all travel on one UCX lane, {@link #FLUSH} on one with several
+         * (the default). The lanes are read from {@code ucp_ep_print_info} once the endpoint is wired up.
+         */
+        AUTO,
+        /**
+         * {@code ucp_worker_fence} between a WRITE and the next request that must not pass it. UCX 1.13's fence
+         * keeps the operations of each lane apart, not those of two lanes: it orders only an endpoint with one lane
+         * for its requests (the provider asks UCX for one RMA lane: {@code MAX_RNDV_RAILS=1}).
          */
         FENCE,
         /**
@@ -93,7 +99,7 @@ public final class UcxContext {
     private int sendQueueDepth = SEND_QUEUE_DEPTH_DEFAULT;
     private int maxInlineBytes = MAX_INLINE_BYTES_DEFAULT;
     private int maxSendBytes = MAX_SEND_BYTES_DEFAULT;
-    private Ordering ordering = Ordering.FENCE;
+    private Ordering ordering = Ordering.AUTO;
     private long idleSpinNs = IDLE_SPIN_NS_DEFAULT;
     private InetAddress bindAddress;
 
@@ -148,7 +154,7 @@ public final class UcxContext {
             return Ordering.valueOf(v.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("ucx fabric property " + ORDERING_PROP_NAME + "=" + v + " is not one "
-                + "of fence, flush", e);
+                + "of auto, fence, flush", e);
         }
     }
 

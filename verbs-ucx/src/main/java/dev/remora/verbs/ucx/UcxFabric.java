@@ -646,6 +646,35 @@ public final class UcxFabric implements Fabric {
     }
 
     /**
+     * How the local nodes' endpoints are set up, for reports: per local node and target node id, the UCX lanes that
+     * carry requests and whether WRITEs are ordered by a fence or a flush on it ({@link UcxContext.Ordering}).
+     *
+     * @return node name to (target id to description)
+     */
+    public Map<String, Map<Integer, String>> endpoints() {
+        Map<String, Map<Integer, String>> out = new java.util.LinkedHashMap<>();
+        for (UcxNode n : locals) {
+            out.put(n.name(), n.endpoints());
+        }
+        return out;
+    }
+
+    /**
+     * What UCX says of the endpoint from a local node to a target ({@code ucp_ep_print_info}): its configuration and
+     * lanes.
+     *
+     * @param from a local node
+     * @param target a node it has queue pairs to
+     * @return the text, or null if there is no such endpoint
+     */
+    public String endpointInfo(Node from, Node target) {
+        if (!(from instanceof UcxNode n) || n.fabric() != this) {
+            throw new IllegalArgumentException("node " + from.name() + " is not a local node of this fabric");
+        }
+        return n.endpointInfo(target.id());
+    }
+
+    /**
      * UCX-level counters of a fabric.
      *
      * @param fences {@code ucp_worker_fence} calls that kept WRITEs ahead of later requests

@@ -43,12 +43,21 @@ final class UcxLink {
     MemorySegment ep = MemorySegment.NULL;
     /** The status that failed the endpoint's creation, or 0. */
     int failed;
+    /**
+     * Whether WRITEs are ordered by a completed flush rather than a fence: {@link UcxContext.Ordering#FLUSH}, or
+     * {@link UcxContext.Ordering#AUTO} on an endpoint with several lanes for requests (or whose lanes are unknown).
+     */
+    boolean flushOrdering;
+    /** The endpoint's lanes that carry requests, once wired up; 0 before. */
+    int requestLanes;
     final Map<Integer, KeyRecord> keys = new HashMap<>();
     /** Unpacked keys of revoked records, destroyed when the link closes (requests may still use them). */
     final List<MemorySegment> retiredKeys = new ArrayList<>();
 
-    UcxLink(UcxNode node, int targetId, MemorySegment workerAddress, long targetIncarnation) {
+    UcxLink(UcxNode node, int targetId, MemorySegment workerAddress, long targetIncarnation,
+            UcxContext.Ordering ordering) {
         this.node = node;
+        this.flushOrdering = ordering != UcxContext.Ordering.FENCE;
         this.targetId = targetId;
         this.workerAddress = workerAddress;
         this.targetIncarnation = targetIncarnation;

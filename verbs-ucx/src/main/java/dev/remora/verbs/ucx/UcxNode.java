@@ -127,6 +127,11 @@ final class UcxNode implements Node {
         }
         // SENDs travel whole with their header (eager): the AM handler copies them into the posted receive.
         params.setConfig("RNDV_THRESH", "inf");
+        if (ucx.getenv("UCX_MAX_RNDV_RAILS") == null) {
+            // One lane for RMA (UCX otherwise adds one per network device, e.g. tcp over lo and eth0), so that a
+            // fence orders an endpoint's requests (UcxContext.Ordering).
+            params.setConfig("MAX_RNDV_RAILS", "1");
+        }
         this.context = new UcpContext(params);
         this.worker = context.newWorker(new UcpWorkerParams());
         this.workerHandle = MemorySegment.ofAddress(worker.getNativeId());
@@ -413,7 +418,10 @@ final class UcxNode implements Node {
         }
     }
 
-    /** Waits until a flush of a new endpoint completes: UCX has then wired it up to the target. */
+    /**
+     * Waits until a flush of a new endpoint completes (UCX has then wired it up to the target) and a ping came back,
+     * then reads the endpoint's lanes to choose how WRITEs are ordered on it ({@link UcxContext.Ordering#AUTO}).
+     */
     private void awaitWireUp(UcxLink l) {
         MemorySegment flush;
         lock.lock();
@@ -422,7 +430,7 @@ final class UcxNode implements Node {
                 return;
             }
             flush = (MemorySegment) ucx.epFlushNbx.invokeExact(l.ep, plainParam);
-            if (Ucx.isError(flush) || flush.address() == 0) {
+            if (Ucx.isError(flush)) {
                 return;
             }
         } catch (RuntimeException | Error e) {
@@ -432,8 +440,20 @@ final class UcxNode implements Node {
         } finally {
             lock.unlock();
         }
-        if (awaitRequest(flush, wireUpTimeoutNs())) {
-            ping(l);
+        if (flush.address() != 0 && !awaitRequest(flush, wireUpTimeoutNs())) {
+            return;
+        }
+        ping(l);
+        lock.lock();
+        try {
+            if (l.ep.address() != 0) {
+                l.requestLanes = Ucx.requestLanes(ucx.endpointInfo(l.ep));
+                // R6, R7: a fence orders the requests of one lane only (UCX 1.13); more lanes need flushes.
+                l.flushOrdering = fabric.context().ordering() == UcxContext.Ordering.FLUSH
+                    || (fabric.context().ordering() == UcxContext.Ordering.AUTO && l.requestLanes != 1);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -547,7 +567,7 @@ final class UcxNode implements Node {
         }
         MemorySegment wa = target instanceof UcxNode n ? n.workerAddressSegment()
             : ((UcxPeerNode) target).workerAddress();
-        l = new UcxLink(this, target.id(), wa, inc);
+        l = new UcxLink(this, target.id(), wa, inc, fabric.context().ordering());
         links.put(target.id(), l);
         ensureEndpoint(l);
         return l;
@@ -1021,6 +1041,32 @@ final class UcxNode implements Node {
                 s = s.plus(qp.statisticsLocked());
             }
             return s;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return for each target this node has an endpoint to: its request lanes and how WRITEs are ordered on it */
+    Map<Integer, String> endpoints() {
+        lock.lock();
+        try {
+            Map<Integer, String> out = new java.util.TreeMap<>();
+            for (UcxLink l : links.values()) {
+                out.put(l.targetId, l.requestLanes + (l.requestLanes == 1 ? " lane, " : " lanes, ")
+                    + (l.flushOrdering ? "flush" : "fence"));
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return {@code ucp_ep_print_info} of this node's endpoint to a target, or null if it has none */
+    String endpointInfo(int targetId) {
+        lock.lock();
+        try {
+            UcxLink l = links.get(targetId);
+            return l == null || l.ep.address() == 0 ? null : ucx.endpointInfo(l.ep);
         } finally {
             lock.unlock();
         }

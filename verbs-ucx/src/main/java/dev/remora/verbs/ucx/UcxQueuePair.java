@@ -63,7 +63,6 @@ final class UcxQueuePair implements QueuePair {
     private final int maxSend;
     private final long retryTimeoutNs;
     private final long rnrTimeoutNs;
-    private final boolean flushOrdering;
 
     private volatile QpState state = QpState.RESET;
     private volatile int remoteNodeId = -1;
@@ -97,7 +96,6 @@ final class UcxQueuePair implements QueuePair {
         this.maxSend = c.maxSendBytes();
         this.retryTimeoutNs = c.retryTimeoutNs();
         this.rnrTimeoutNs = c.rnrTimeoutNs();
-        this.flushOrdering = c.ordering() == UcxContext.Ordering.FLUSH;
     }
 
     @Override
@@ -392,6 +390,7 @@ final class UcxQueuePair implements QueuePair {
                     w.req = request(w, p);
                 }
                 case WRITE -> {
+                    boolean flushOrdering = link.flushOrdering;
                     if (flushOrdering) {
                         hold(w, UcxWqe.HOLDS_OTHER);
                     }
@@ -404,8 +403,10 @@ final class UcxQueuePair implements QueuePair {
                     if (w.state == UcxWqe.DONE) {
                         return;
                     }
-                    writeUnfenced = true;
-                    writeEpoch = node.fenceEpoch;
+                    if (!flushOrdering) {
+                        writeUnfenced = true; // the next request is issued behind a fence
+                        writeEpoch = node.fenceEpoch;
+                    }
                     if (flushOrdering || w.has(WorkRequest.SIGNALED)) {
                         // R11 (stronger): the WRITE completes once a flush after it completed, i.e. it was placed.
                         p = (MemorySegment) ucx.epFlushNbx.invokeExact(ep, node.plainParam());
