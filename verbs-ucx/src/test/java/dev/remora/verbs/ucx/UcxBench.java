@@ -35,9 +35,11 @@ import java.util.function.LongSupplier;
 /**
  * The UCX provider's benchmark: 8-byte READ and CAS round trips from this process to a node in a child JVM over UCX
  * (shared memory and TCP), against the socket fabric and a raw NIO request-response over loopback TCP in the same
- * run (p50 and p99, and ratios), then what the ordering costs: a {@code ucp_worker_fence} and a
- * {@code ucp_ep_flush_nbx} as primitives, and a WRITE followed by a READ on one queue pair (which needs one) against
- * the READ alone and against the two on two queue pairs (which needs none).
+ * run (p50 and p99, and ratios), with the progress threads sleeping between events (the default) and polling 50 µs
+ * after each, then what the ordering costs: a {@code ucp_worker_fence} alone, and a WRITE followed by a READ on one
+ * queue pair (which needs a fence or a flush) against the READ alone and against the two on two queue pairs (which
+ * need neither), under each ordering. Every row is measured in 20 rounds interleaved with the others, so the
+ * machine's load falls on all alike.
  *
  * <p>Run it (about a minute) with
  * <pre>
@@ -119,7 +121,7 @@ public final class UcxBench {
         }
     }
 
-    private static final int ROUNDS = 10;
+    private static final int ROUNDS = 20;
 
     private static NodeHost host(List<AutoCloseable> open) {
         NodeHost h = NodeHost.start(UcxHosting.NATIVE_ACCESS);
@@ -284,10 +286,12 @@ public final class UcxBench {
 
     private static void ordering(NodeHost host, List<AutoCloseable> open, Map<String, LongSupplier> ops, String tls,
                                  UcxContext.Ordering ordering) {
-        String label = "ucx " + tls + ", ordering " + ordering.name().toLowerCase(Locale.ROOT);
+        String label = "ucx " + tls + ", idleSpinNs 50 µs, ordering " + ordering.name().toLowerCase(Locale.ROOT);
         HostedSocketFabric f = HostedSocketFabric.open(host, UcxFabricProvider.NAME,
             HostedSocketFabric.Placement.named("target"), Map.of(UcxContext.TRANSPORTS_PROP_NAME, tls,
-                UcxContext.ORDERING_PROP_NAME, ordering.name()));
+                UcxContext.ORDERING_PROP_NAME, ordering.name(),
+                // the progress threads stay awake between requests, so the rows differ by the ordering only
+                UcxContext.IDLE_SPIN_NS_PROP_NAME, "50000"));
         open.add(f);
         Node client = f.addNode("client");
         Node target = f.addNode("target");
