@@ -28,9 +28,10 @@ import java.util.Objects;
  * <ul>
  *   <li>after a READ still in flight, only a WRITE without FENCE may be issued (R8, R13); after an atomic or a SEND
  *       in flight, nothing (R9, and R6 for the atomic's write phase): they are waited for;</li>
- *   <li>after a WRITE, the next request is issued behind a {@code ucp_worker_fence} (R6, R7: UCX keeps a fence's
- *       operations apart on every lane), or, with {@link UcxContext.Ordering#FLUSH}, only once the WRITE's
- *       {@code ucp_ep_flush_nbx} completed (placed at the target).</li>
+ *   <li>after a WRITE, the next request is issued behind a {@code ucp_worker_fence} on an endpoint with one lane for
+ *       requests (R6, R7: UCX 1.13 keeps a fence's operations apart on each lane), or only once the WRITE's
+ *       {@code ucp_ep_flush_nbx} completed (placed at the target) on one with several, or always with
+ *       {@link UcxContext.Ordering#FLUSH} ({@link UcxLink#flushOrdering}).</li>
  * </ul>
  * A signaled WRITE completes when a flush issued after it completes, so a WRITE's completion means it was placed
  * (stronger than R11's acknowledgement). A READ or atomic completes when its data arrived, written straight into the

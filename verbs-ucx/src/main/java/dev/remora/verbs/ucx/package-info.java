@@ -43,10 +43,12 @@
  *       for TCP), which moves aligned words whole on x86-64</td><td>nothing; a multi-word transfer is not a
  *       snapshot, as the contract says</td></tr>
  *   <tr><td>3. order on one queue pair (R6, R7, R8, R9, R13)</td><td>none promised between operations of an
- *       endpoint; operations of one lane in practice travel in order</td><td>issue rules: after a READ in flight only
- *       a WRITE without FENCE is issued, after an atomic or SEND in flight nothing; between a WRITE and the next
- *       request a {@code ucp_worker_fence} ({@code ordering=fence}, default) or a completed
- *       {@code ucp_ep_flush_nbx} ({@code ordering=flush})</td></tr>
+ *       endpoint; {@code ucp_worker_fence} (weak in 1.13) orders the operations of each lane, not of two</td>
+ *       <td>issue rules: after a READ in flight only a WRITE without FENCE is issued, after an atomic or SEND in
+ *       flight nothing; between a WRITE and the next request a {@code ucp_worker_fence} on an endpoint whose
+ *       requests travel on one lane, a completed {@code ucp_ep_flush_nbx} on one with several
+ *       ({@code ordering=auto}, the default; the lanes are read from {@code ucp_ep_print_info} once the endpoint is
+ *       wired up, and {@code MAX_RNDV_RAILS=1} keeps TCP to one)</td></tr>
  *   <tr><td>4. no order across queue pairs (R10)</td><td>none</td><td>nothing (two queue pairs to one node share an
  *       endpoint, which only orders more)</td></tr>
  *   <tr><td>5. local buffers (R2, R3, R4)</td><td>a PUT reads its source, a GET writes its destination, at some time
