@@ -36,6 +36,17 @@ class RingsCrossProcessTest {
     @RegisterExtension
     static final NodeHostExtension HOST = new NodeHostExtension();
 
+    /**
+     * Opens a test's fabric between this process and the child: the socket fabric; a subclass runs the same tests on
+     * another provider.
+     *
+     * @param placement which nodes go to the child
+     * @return the fabric
+     */
+    HostedSocketFabric open(HostedSocketFabric.Placement placement) {
+        return HostedSocketFabric.open(HOST.host(), placement, Map.of());
+    }
+
     /** Message {@code i} of producer {@code p}: its producer and sequence number, then a pattern; 5 to max bytes. */
     static byte[] message(int p, int i, int max) {
         byte[] m = new byte[5 + (i * 7 + p) % (max - 4)];
@@ -148,8 +159,7 @@ class RingsCrossProcessTest {
     @Test
     void spscShouldDeliverEveryMessageOnceInOrderUnderBackPressureAcrossProcesses() {
         int count = 3_000;
-        try (HostedSocketFabric f = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("producer"),
-            Map.of())) {
+        try (HostedSocketFabric f = open(HostedSocketFabric.Placement.named("producer"))) {
             Node cn = f.addNode("consumer");
             Node pn = f.addNode("producer");
             assertTrue(f.isInChild(pn) && !f.isInChild(cn));
@@ -181,8 +191,7 @@ class RingsCrossProcessTest {
         int producers = 3;
         int each = 300;
         long skipNs = TimeUnit.MILLISECONDS.toNanos(200);
-        try (HostedSocketFabric f = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("p0", "p1"),
-            Map.of())) {
+        try (HostedSocketFabric f = open(HostedSocketFabric.Placement.named("p0", "p1"))) {
             Node cn = f.addNode("consumer");
             Node[] pn = {f.addNode("p0"), f.addNode("p1")};
             MpscRing.Consumer consumer = MpscRing.Consumer.create(cn, SLOTS, 32, skipNs, System::nanoTime);

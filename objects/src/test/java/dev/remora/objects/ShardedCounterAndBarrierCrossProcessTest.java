@@ -34,10 +34,20 @@ class ShardedCounterAndBarrierCrossProcessTest {
     @RegisterExtension
     static final NodeHostExtension HOST = new NodeHostExtension();
 
+    /**
+     * Opens a test's fabric between this process and the child: the socket fabric; a subclass runs the same tests on
+     * another provider.
+     *
+     * @param placement which nodes go to the child
+     * @return the fabric
+     */
+    HostedSocketFabric open(HostedSocketFabric.Placement placement) {
+        return HostedSocketFabric.open(HOST.host(), placement, Map.of());
+    }
+
     @Test
     void shouldCountEveryIncrementAndReadMonotonicallyAcrossProcesses() throws Exception {
-        try (Fabric fabric = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("h0", "h1"),
-            Map.of())) {
+        try (Fabric fabric = open(HostedSocketFabric.Placement.named("h0", "h1"))) {
             Node[] homes = {fabric.addNode("h0"), fabric.addNode("h1")};
             Node[] clients = {fabric.addNode("c0"), fabric.addNode("c1")};
             ShardedCounter.Shards shards = ShardedCounter.create(2, homes);
@@ -96,8 +106,7 @@ class ShardedCounterAndBarrierCrossProcessTest {
     void shouldReleaseNobodyBeforeEveryPartyArrivedAcrossProcesses() throws Exception {
         int parties = 3;
         int rounds = 40;
-        try (Fabric fabric = HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("home"),
-            Map.of())) {
+        try (Fabric fabric = open(HostedSocketFabric.Placement.named("home"))) {
             Node home = fabric.addNode("home");
             Node[] nodes = {fabric.addNode("n0"), fabric.addNode("n1")};
             RemoteAddress barrier = RemoteBarrier.create(home);

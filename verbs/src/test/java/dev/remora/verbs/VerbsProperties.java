@@ -5,6 +5,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.PropertyDefaults;
 import net.jqwik.api.Provide;
 
 import java.util.ArrayList;
@@ -27,7 +28,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * READs may fall, but no other atomic to that node (R14, rao). A request with a bad address fails with
  * REM_ACCESS_ERR and flushes the rest of its queue pair (R17). The observed statuses, returned values and final
  * memory must be one of the enumerated outcomes.
+ *
+ * <p>150 tries; a provider whose fabrics are slow to open may run fewer with its own {@code @PropertyDefaults}.
  */
+@PropertyDefaults(tries = 150)
 public abstract class VerbsProperties {
     private static final int WORDS = 4;
     private static final int QPS = 3;
@@ -58,7 +62,7 @@ public abstract class VerbsProperties {
         return op.list().ofMinSize(1).ofMaxSize(4).list().ofMinSize(1).ofMaxSize(4);
     }
 
-    @Property(tries = 150)
+    @Property
     void shouldOnlyProduceOutcomesTheGuaranteesAllow(@ForAll("programs") List<List<Op>> program,
                                                       @ForAll("initial") long[] initial) {
         try (Fabric fabric = newFabric()) {

@@ -28,8 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * A socket fabric whose nodes live in two OS processes, for running tests written against one {@link Fabric} across
- * processes unchanged. Each {@link #addNode} places the node, by a {@link Placement} rule, either in this process (a
+ * A fabric whose nodes live in two OS processes, for running tests written against one {@link Fabric} across
+ * processes unchanged: the socket fabric by default, or any provider between processes ({@link #open(NodeHost,
+ * String, Placement, Map)}, e.g. {@code ucx}; the descriptions below say "socket fabric" for it). Each {@link #addNode} places the node, by a {@link Placement} rule, either in this process (a
  * node of a local {@link SocketFabric}) or in the {@link NodeHost} child JVM. A node placed in the child is a proxy:
  * its id, name and address are the child node's, and its regions, completion queues and queue pairs carry out every
  * call by remote control of the child. The local fabric is connected to each child node
@@ -69,7 +70,7 @@ public final class HostedSocketFabric implements Fabric {
     }
 
     private final NodeHost host;
-    private final SocketFabric local;
+    private final Fabric local;
     private final Placement placement;
     private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
     private final List<ProxyNode> unconnected = new ArrayList<>();
@@ -77,7 +78,7 @@ public final class HostedSocketFabric implements Fabric {
     private int added;
     private volatile boolean closed;
 
-    private HostedSocketFabric(NodeHost host, SocketFabric local, Placement placement) {
+    private HostedSocketFabric(NodeHost host, Fabric local, Placement placement) {
         this.host = host;
         this.local = local;
         this.placement = placement;
@@ -92,17 +93,41 @@ public final class HostedSocketFabric implements Fabric {
      * @return the fabric
      */
     public static HostedSocketFabric open(NodeHost host, Placement placement, Map<String, String> properties) {
+        return open(host, "socket", placement, properties);
+    }
+
+    /**
+     * Opens a fabric of a provider between processes: one in this process and a fresh one in the child, both with
+     * the given properties. The provider's fabric class has a public {@code crash(Node)} method if the tests crash
+     * nodes ({@link #crash}).
+     *
+     * @param host the child process, which must not serve another open fabric
+     * @param provider the provider's name, e.g. {@code socket} or {@code ucx}
+     * @param placement where nodes go
+     * @param properties the provider's properties for both processes
+     * @return the fabric
+     */
+    public static HostedSocketFabric open(NodeHost host, String provider, Placement placement,
+                                          Map<String, String> properties) {
         Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(placement, "placement");
         Map<String, String> props = new TreeMap<>(properties);
         host.run(HostWire.OPEN_FABRIC, out -> {
+            out.writeUTF(provider);
             out.writeInt(props.size());
             for (Map.Entry<String, String> e : props.entrySet()) {
                 out.writeUTF(e.getKey());
                 out.writeUTF(e.getValue());
             }
         });
-        SocketFabric local = (SocketFabric) Fabric.open("socket", props);
+        Fabric local;
+        try {
+            local = Fabric.open(provider, props);
+        } catch (RuntimeException e) {
+            host.run(HostWire.CLOSE_FABRIC, NodeHost.NONE);
+            throw e;
+        }
         return new HostedSocketFabric(host, local, placement);
     }
 
@@ -119,8 +144,8 @@ public final class HostedSocketFabric implements Fabric {
             "rnrTimeoutNs", Long.toString(retryTimeoutNs)));
     }
 
-    /** @return the socket fabric of this process's nodes */
-    public SocketFabric localFabric() {
+    /** @return the fabric of this process's nodes */
+    public Fabric localFabric() {
         return local;
     }
 
@@ -268,7 +293,8 @@ public final class HostedSocketFabric implements Fabric {
     }
 
     /**
-     * Crashes a node: one in the child through {@link SocketFabric#crash} there, a local one here.
+     * Crashes a node: one in the child through {@link SocketFabric#crash} (or the provider's {@code crash(Node)})
+     * there, a local one here.
      *
      * @param node a node of this fabric
      */
@@ -276,7 +302,32 @@ public final class HostedSocketFabric implements Fabric {
         if (node instanceof ProxyNode p && p.fabric == this) {
             host.run(HostWire.CRASH, out -> out.writeInt(p.id));
         } else {
-            local.crash(node);
+            crash(local, node);
+        }
+    }
+
+    /**
+     * Crashes a local node of a fabric: {@link SocketFabric#crash}, or the public {@code crash(Node)} of another
+     * provider's fabric class.
+     *
+     * @param fabric the fabric
+     * @param node a local node of it
+     */
+    static void crash(Fabric fabric, Node node) {
+        if (fabric instanceof SocketFabric s) {
+            s.crash(node);
+            return;
+        }
+        try {
+            fabric.getClass().getMethod("crash", Node.class).invoke(fabric, node);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new UnsupportedOperationException("the " + fabric.providerName() + " fabric cannot crash a node: "
+                + e, e);
         }
     }
 

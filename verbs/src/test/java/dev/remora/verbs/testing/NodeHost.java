@@ -43,7 +43,18 @@ public final class NodeHost implements AutoCloseable {
      * @return the host
      */
     public static NodeHost start() {
-        ChildJvm child = ChildJvm.builder(NodeHostMain.class).name("nodehost").start();
+        return start(new String[0]);
+    }
+
+    /**
+     * Starts a node host child JVM with JVM options added to the defaults (e.g.
+     * {@code --enable-native-access=ALL-UNNAMED} for a provider calling native code) and connects to it.
+     *
+     * @param jvmOptions the options to add
+     * @return the host
+     */
+    public static NodeHost start(String... jvmOptions) {
+        ChildJvm child = ChildJvm.builder(NodeHostMain.class).addJvmOptions(jvmOptions).name("nodehost").start();
         try {
             Matcher m = child.awaitLine(READY, Duration.ofSeconds(30));
             Socket s = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(m.group(1)));

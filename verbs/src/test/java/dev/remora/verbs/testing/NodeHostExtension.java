@@ -10,11 +10,26 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * NodeHostExtension();} and pass {@code HOST.host()} to {@link HostedSocketFabric#open}.
  */
 public final class NodeHostExtension implements BeforeAllCallback, AfterAllCallback {
+    private final String[] jvmOptions;
     private NodeHost host;
+
+    /** A host with the default JVM options. */
+    public NodeHostExtension() {
+        this(new String[0]);
+    }
+
+    /**
+     * A host whose JVM gets these options besides the defaults.
+     *
+     * @param jvmOptions e.g. {@code --enable-native-access=ALL-UNNAMED}
+     */
+    public NodeHostExtension(String... jvmOptions) {
+        this.jvmOptions = jvmOptions.clone();
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        host = NodeHost.start();
+        host = NodeHost.start(jvmOptions);
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WorkRequest;
-import dev.remora.verbs.socket.SocketFabric;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -27,7 +26,7 @@ import java.util.Map;
 /**
  * The child process of {@link HostedSocketFabric}: it owns the nodes a test places in another OS process. It listens
  * for one remote-control connection on a loopback ephemeral port, prints {@code NODEHOST <port>}, and then executes
- * the commands of {@link HostWire} in order on one thread: open or close a socket fabric, add nodes, allocate
+ * the commands of {@link HostWire} in order on one thread: open or close a fabric (of any provider), add nodes, allocate
  * regions and use their CPU accessors, create completion queues and queue pairs, post, poll, crash a node, publish,
  * and start a {@link ChildTask} on a thread of its own and wait for it.
  * Objects are named by handles (nodes by their ids); closing the fabric forgets them. It exits when the connection
@@ -41,7 +40,7 @@ public final class NodeHostMain {
     /** A test process silent this long is gone or stuck: the host exits. */
     private static final int IDLE_TIMEOUT_MS = 600_000;
 
-    private SocketFabric fabric;
+    private Fabric fabric;
     private final Map<Integer, Node> nodes = new HashMap<>();
     private final Map<Integer, Object> objects = new HashMap<>();
     private int nextHandle = 1;
@@ -128,7 +127,7 @@ public final class NodeHostMain {
         return h;
     }
 
-    private SocketFabric fabric() {
+    private Fabric fabric() {
         if (fabric == null) {
             throw new IllegalStateException("the node host has no open fabric");
         }
@@ -138,13 +137,14 @@ public final class NodeHostMain {
     private void execute(int command, DataInputStream in, DataOutputStream out) throws IOException {
         switch (command) {
             case HostWire.OPEN_FABRIC -> {
+                String provider = in.readUTF();
                 int n = in.readInt();
                 Map<String, String> props = new HashMap<>();
                 for (int i = 0; i < n; i++) {
                     props.put(in.readUTF(), in.readUTF());
                 }
                 closeFabric();
-                fabric = (SocketFabric) Fabric.open("socket", props);
+                fabric = Fabric.open(provider, props);
             }
             case HostWire.CLOSE_FABRIC -> closeFabric();
             case HostWire.ADD_NODE -> {
@@ -261,7 +261,7 @@ public final class NodeHostMain {
             }
             case HostWire.NODE_FENCE -> node(in.readInt()).fullFence();
             case HostWire.NODE_IS_CRASHED -> out.writeBoolean(node(in.readInt()).isCrashed());
-            case HostWire.CRASH -> fabric().crash(node(in.readInt()));
+            case HostWire.CRASH -> HostedSocketFabric.crash(fabric(), node(in.readInt()));
             case HostWire.FABRIC_STATISTICS -> HostWire.writeStatistics(out, fabric == null ? VerbsStatistics.ZERO
                 : fabric.statistics());
             case HostWire.PUBLISH -> {
