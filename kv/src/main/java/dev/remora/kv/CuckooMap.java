@@ -581,6 +581,16 @@ public final class CuckooMap implements AutoCloseable {
     }
 
 
+    /**
+     * Whether this handle refuses further calls: a doorbell of it timed out, or one that writes the table failed
+     * (see the class comment, "Errors"). A client then attaches a new handle, with a new client id.
+     *
+     * @return true once broken; never reset
+     */
+    public boolean isBroken() {
+        return broken;
+    }
+
     /** @return how many lock words of crashed (or stalled) ops this handle took over or cleared */
     public long repairs() {
         return repairs;
