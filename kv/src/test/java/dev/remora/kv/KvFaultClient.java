@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A client process of the kv fault test ({@link CuckooMapProcessFaultTest}), run as a child JVM against a
+ * A client process of the kv fault test ({@link KvProcessFaultTest}), run as a child JVM against a
  * {@link KvFaultHome}: {@code threads} threads, each with its own endpoint and {@link CuckooMap} handle, get, put,
  * delete and compareAndSet the given keys until told to stop, each call recorded by {@link RecordedMap} (the map model's
  * terms) with a {@link HistoryRecorder} that flushes every event to the process's file, so a killed client's history

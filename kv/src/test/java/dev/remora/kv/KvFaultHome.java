@@ -7,7 +7,7 @@ import dev.remora.verbs.socket.SocketFabric;
 import java.util.Map;
 
 /**
- * The home process of the kv fault test ({@link CuckooMapProcessFaultTest}), run as a child JVM: a socket fabric with
+ * The home process of the kv fault test ({@link KvProcessFaultTest}), run as a child JVM: a socket fabric with
  * one node whose memory holds a {@link CuckooMap} table, published as {@value #TABLE}. Its CPU writes the header and
  * then only the fabric's service thread runs, answering the clients' one-sided verbs. Prints {@code HOME <address>}
  * once the table is published and lives until it is killed.

@@ -66,7 +66,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * </ul>
  */
 @Timeout(90)
-class CuckooMapProcessFaultTest {
+class KvProcessFaultTest {
     private static final Duration START = Duration.ofSeconds(20);
     private static final Duration EXIT = Duration.ofSeconds(15);
     private static final int ROWS = 8;
