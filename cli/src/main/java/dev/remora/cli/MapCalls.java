@@ -23,8 +23,8 @@ final class MapCalls {
     /**
      * Runs one call and completes its invocation.
      *
-     * @param inv the invocation, opened before the call ({@code get}, {@code put}, {@code update}, {@code delete}
-     *     or {@code cas})
+     * @param inv the invocation, opened before the call
+     * @param function its function: {@code get}, {@code put}, {@code update}, {@code delete} or {@code cas}
      * @param charset how values are turned into the recorded strings
      * @param unknownOutcome which exceptions leave the outcome unknown
      * @param call the call
