@@ -35,14 +35,14 @@ import java.util.concurrent.CountDownLatch;
  * client threads incrementing it for a few seconds, then a check that the final count equals the number of
  * acknowledged increments, and a table of throughput, round trips per operation and latency percentiles; then a
  * lock workload whose recorded acquire/release history is checked with the linearizability checker; then YCSB-B on a
- * {@link CuckooMap} ({@link KvWorkload}), its history checked with the kv model. With
+ * {@link CuckooMap} ({@link KvWorkload}), its history checked with the map model. With
  * {@code --fabric socket} the same workloads run in separate OS processes on the socket fabric ({@link SocketDemo}).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = "Runs RemoteCounter increments from several threads on two client nodes of the embedded "
         + "software fabric (or, with --fabric socket, in separate processes), checks the final count and prints "
         + "throughput, round trips per operation and latency; then checks a TicketLock workload's history; then runs "
-        + "YCSB-B on a CuckooMap and checks its history with the kv model.")
+        + "YCSB-B on a CuckooMap and checks its history with the map model.")
 public final class DemoCommand implements Callable<Integer> {
     /** Acquisitions in the lock workload (bounded, so the history stays quick to check). */
     static final int LOCK_ACQUISITIONS = 4_000;
@@ -248,7 +248,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * The kv workload ({@link KvWorkload}): YCSB-B on a {@link CuckooMap} on the home node for {@code --seconds},
-     * history checked with the kv model; passes when the history is linearizable and an uncontended GET took 1 round
+     * history checked with the map model; passes when the history is linearizable and an uncontended GET took 1 round
      * trip and an uncontended update 2.
      */
     private boolean kvWorkload(PrintWriter out, Node home, Node[] clients) throws Exception {
@@ -275,8 +275,9 @@ public final class DemoCommand implements Callable<Integer> {
         row(out, "latency p50", micros(r.latency().getValueAtPercentile(50)));
         row(out, "latency p99", micros(r.latency().getValueAtPercentile(99)));
         row(out, "BUSY answers", String.format(Locale.ROOT, "%,d", r.busy()));
-        row(out, "history", String.format(Locale.ROOT, "%,d operations (get/put, the load included)", r.history()));
-        row(out, "checker (kv model)", r.check().verdict().name().toLowerCase(Locale.ROOT).replace('_', '-')
+        row(out, "history", String.format(Locale.ROOT, "%,d operations (get/put/update, the load included)",
+            r.history()));
+        row(out, "checker (map model)", r.check().verdict().name().toLowerCase(Locale.ROOT).replace('_', '-')
             + String.format(Locale.ROOT, " in %.2f s", r.checkNanos() / 1e9)
             + (r.check().cause() == null ? "" : " (" + r.check().cause() + ")"));
         if (!r.roundTripsAsDocumented()) {

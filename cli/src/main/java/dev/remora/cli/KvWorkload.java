@@ -4,7 +4,7 @@ import dev.remora.check.CheckOptions;
 import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
 import dev.remora.check.HistoryRecorder;
-import dev.remora.check.model.KvModel;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap;
 import dev.remora.testkit.Zipf;
 import dev.remora.verbs.Endpoint;
@@ -25,9 +25,11 @@ import java.util.function.Supplier;
  * YCSB-B (95 %
  * GET, 5 % update, keys drawn Zipf 0.99, 8-byte keys, 32-byte values) from several threads, each with its own endpoint
  * and handle, for a while; then one thread alone GETs and updates {@value #PROBES} keys each, its round trips counted
- * per call. Every operation, the load's puts included, is recorded with a {@link HistoryRecorder} (a GET as
- * {@code get} of its value or {@code ""} on a miss, an update as {@code put}; BUSY as {@code fail}, a verb error as
- * {@code info}) and the history is checked with the checker's kv model, every key starting at {@code ""}.
+ * per call. Every operation, the load's puts included, is recorded with a {@link HistoryRecorder} in the terms of the
+ * checker's map model ({@link MapCalls}: a GET as {@code get} of its value, {@code null} on a miss; the load's PUTs
+ * and the updates with the value each replaced; BUSY as {@code fail}, a verb error as {@code info}) and the history is
+ * checked with the map model, every key starting absent: every update's previous value is checked, so a lost update
+ * would be refuted.
  */
 final class KvWorkload {
     /** Keys loaded and drawn from, by default. */
@@ -101,10 +103,6 @@ final class KvWorkload {
         return sb.toString();
     }
 
-    private static String text(byte[] b) {
-        return b == null ? "" : new String(b, StandardCharsets.US_ASCII);
-    }
-
     /** One workload thread's counts. */
     private static final class Counts {
         final Histogram latency = new Histogram(3);
@@ -168,7 +166,7 @@ final class KvWorkload {
                             s = recorded(rec, "get", k, null, () -> map.lookup(key(k))).status();
                         } else {
                             String v = value("t" + id, n);
-                            s = recorded(rec, "put", k, v, () -> map.update(key(k),
+                            s = recorded(rec, "update", k, v, () -> map.update(key(k),
                                 v.getBytes(StandardCharsets.US_ASCII))).status();
                         }
                         long after = System.nanoTime();
@@ -222,7 +220,7 @@ final class KvWorkload {
                         recorded(rec, "get", k, null, () -> map.lookup(key(k)));
                     } else {
                         String v = value("probe", i);
-                        recorded(rec, "put", k, v, () -> map.update(key(k), v.getBytes(StandardCharsets.US_ASCII)));
+                        recorded(rec, "update", k, v, () -> map.update(key(k), v.getBytes(StandardCharsets.US_ASCII)));
                     }
                     long rt = ep.statistics().roundTrips() - rt0;
                     long[] into = read ? probeGet : probeUpdate;
@@ -249,7 +247,7 @@ final class KvWorkload {
             busy += c.busy;
         }
         long checkStart = System.nanoTime();
-        CheckResult check = Checker.check(rec.history(), new KvModel(""),
+        CheckResult check = Checker.check(rec.history(), Models.map(),
             CheckOptions.DEFAULTS.withTimeLimitSeconds(60));
         long checkNanos = System.nanoTime() - checkStart;
         return new Outcome(loadNanos, gets + updates, nanos, gets, updates, getRt, updateRt, busy,
@@ -258,36 +256,26 @@ final class KvWorkload {
     }
 
     /**
-     * Runs one operation and records it: {@code get} OK with the value read, or {@code ""} on NOT_FOUND; a write
-     * ({@code put}, which a PUT and an UPDATE both are) OK; BUSY as fail (nothing changed); a verb error as info (the
-     * outcome is unknown), rethrown. An UPDATE that finds no key is a defect here (every key is loaded before the
-     * workload, none is deleted): recorded as fail (nothing was written) and thrown.
+     * Runs one operation and records it in the map model's terms ({@link MapCalls}): {@code get} OK with the value
+     * read, or {@code null} on NOT_FOUND; {@code put} (the load) and {@code update} (the workload's writes) OK with the
+     * value they replaced; BUSY as fail (nothing changed); a verb error as info (the outcome is unknown), rethrown. An
+     * UPDATE that finds no key is a defect here (every key is loaded before the workload, none is deleted): recorded
+     * (an update of an absent key, which the check then refutes) and thrown.
      */
     private static CuckooMap.Result recorded(HistoryRecorder rec, String function, long key, String input,
                                              Supplier<CuckooMap.Result> op) {
-        HistoryRecorder.Invocation inv = rec.invoke(function, key, input);
-        CuckooMap.Result r;
-        try {
-            r = op.get();
-        } catch (RuntimeException e) {
-            inv.info();
-            throw e;
-        }
+        CuckooMap.Result r = MapCalls.record(rec.invoke(function, key, input), function, StandardCharsets.US_ASCII,
+            e -> true, op);
         boolean get = function.equals("get");
         switch (r.status()) {
-            case OK -> inv.ok(get ? text(r.value()) : null);
+            case OK, BUSY -> {
+            }
             case NOT_FOUND -> {
                 if (!get) {
-                    inv.fail();
                     throw new IllegalStateException("an update of key " + key + " found no key: every key was loaded");
                 }
-                inv.ok("");
             }
-            case BUSY -> inv.fail();
-            default -> {
-                inv.fail();
-                throw new IllegalStateException(function + " of key " + key + " answered " + r.status());
-            }
+            default -> throw new IllegalStateException(function + " of key " + key + " answered " + r.status());
         }
         return r;
     }

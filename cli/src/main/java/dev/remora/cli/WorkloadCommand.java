@@ -46,9 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code lock}: a ticket or CAS spin lock ({@code --lock-kind}); {@code acquire} and {@code release}, with a
  *       READ and WRITE of the served word {@code --data} inside the critical section if given; checked with
  *       {@code --model mutex}.</li>
- *   <li>{@code kv}: a {@code CuckooMap} table; {@code get}, {@code put}, deletes (a {@code put} of {@code ""}) and
- *       {@code cas} on {@code --keys} keys named afresh for the run (so every key starts absent, {@code ""});
- *       checked with {@code --model kv}. Each thread takes one of the table's client ids, which are never
+ *   <li>{@code kv}: a {@code CuckooMap} table; {@code get}, {@code put}, {@code delete} and {@code cas} on
+ *       {@code --keys} keys named afresh for the run (so every key starts absent), each write recorded with the value
+ *       it replaced ({@link MapCalls}); checked with {@code --model map}. Each thread takes one of the table's client ids, which are never
  *       reused.</li>
  * </ul>
  */
@@ -206,7 +206,7 @@ public final class WorkloadCommand implements Callable<Integer> {
             }
         }
         // Keys named afresh for this run (at most 14 bytes: w, 6 hex digits, -, the key's number), so each starts
-        // absent ("" in the kv model) whatever earlier runs left in the table.
+        // absent, as the map model's keys do, whatever earlier runs left in the table.
         String prefix = "w" + Integer.toHexString(new Random().nextInt(1 << 24)) + "-";
         AtomicLong ops = new AtomicLong();
         List<Throwable> failures = new ArrayList<>();
@@ -248,7 +248,7 @@ public final class WorkloadCommand implements Callable<Integer> {
         String model = switch (object) {
             case counter -> "counter --init " + init[0];
             case lock -> "mutex";
-            default -> "kv";
+            default -> "map";
         };
         out.printf(Locale.ROOT, "workload %s '%s' on %s from %s: %d operations by %d threads in %.1f s; history "
             + "in %s%n", object, name, fabric, me.name(), ops.get(), threads, secs, history);
@@ -301,8 +301,7 @@ public final class WorkloadCommand implements Callable<Integer> {
                     String prefix) {
         try (CuckooMap m = CuckooMap.attach(ep, table)) {
             Random rnd = new Random(id * 7919L + System.nanoTime());
-            String[] seen = new String[keys];
-            java.util.Arrays.fill(seen, "");
+            String[] seen = new String[keys]; // the value last seen, null for absent
             for (long i = 0; System.nanoTime() < deadline; i++) {
                 int k = rnd.nextInt(keys);
                 String key = prefix + k;
@@ -311,77 +310,50 @@ public final class WorkloadCommand implements Callable<Integer> {
                 int what = rnd.nextInt(4);
                 try {
                     if (what == 0) {
-                        HistoryRecorder.Invocation inv = rec.invoke("get", key, null);
-                        CuckooMap.Result r = call(inv, () -> m.lookup(kb));
-                        if (r.status() == CuckooMap.Status.BUSY) {
-                            inv.fail();
-                        } else {
-                            String v = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-                            seen[k] = v;
-                            inv.ok(v);
+                        CuckooMap.Result r = kvCall(rec, "get", key, null, () -> m.lookup(kb));
+                        if (r.status() != CuckooMap.Status.BUSY) {
+                            seen[k] = text(r.value());
                         }
                     } else if (what == 1) {
-                        HistoryRecorder.Invocation inv = rec.invoke("put", key, fresh);
-                        finish(inv, call(inv, () -> m.put(kb, fresh.getBytes(StandardCharsets.UTF_8))).status(),
-                            null);
+                        kvCall(rec, "put", key, fresh, () -> m.put(kb, bytes(fresh)));
                     } else if (what == 2) {
-                        HistoryRecorder.Invocation inv = rec.invoke("put", key, "");
-                        CuckooMap.Status s = call(inv, () -> m.delete(kb)).status();
-                        finish(inv, s == CuckooMap.Status.NOT_FOUND ? CuckooMap.Status.OK : s, null);
+                        kvCall(rec, "delete", key, null, () -> m.delete(kb));
                     } else {
-                        String expected = rnd.nextInt(4) == 0 ? "" : seen[k];
-                        String replacement = rnd.nextInt(5) == 0 ? "" : fresh;
-                        HistoryRecorder.Invocation inv = rec.invoke("cas", key, List.of(expected, replacement));
-                        CuckooMap.Result r = call(inv, () -> m.compareAndSet(kb, bytesOrNull(expected),
-                            bytesOrNull(replacement)));
+                        String expected = rnd.nextInt(4) == 0 ? null : seen[k];
+                        String replacement = rnd.nextInt(5) == 0 ? null : fresh;
+                        CuckooMap.Result r = kvCall(rec, "cas", key, java.util.Arrays.asList(expected, replacement),
+                            () -> m.compareAndSet(kb, bytes(expected), bytes(replacement)));
                         if (r.status() == CuckooMap.Status.CAS_MISMATCH) {
-                            seen[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                            seen[k] = text(r.value());
                         } else if (r.status() == CuckooMap.Status.OK) {
                             seen[k] = replacement;
                         }
-                        finish(inv, r.status(), r.status() == CuckooMap.Status.OK);
                     }
-                } catch (Unknown e) {
-                    // recorded info
+                } catch (RuntimeException e) {
+                    if (!unknownOutcome(e)) {
+                        throw e;
+                    }
+                    // recorded info; the handle refuses further calls after a timeout or a failed write doorbell
+                    if (m.isBroken()) {
+                        return;
+                    }
                 }
                 ops.incrementAndGet();
             }
         }
     }
 
-    /** An operation whose outcome is unknown, already recorded {@code info}. */
-    private static final class Unknown extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Unknown(Throwable cause) {
-            super(cause);
-        }
+    private static CuckooMap.Result kvCall(HistoryRecorder rec, String function, String key, Object input,
+                                           java.util.function.Supplier<CuckooMap.Result> call) {
+        return MapCalls.record(rec.invoke(function, key, input), function, StandardCharsets.UTF_8,
+            WorkloadCommand::unknownOutcome, call);
     }
 
-    private static CuckooMap.Result call(HistoryRecorder.Invocation inv, java.util.function.Supplier<CuckooMap.Result> op)
-        throws Unknown {
-        try {
-            return op.get();
-        } catch (RuntimeException e) {
-            if (unknownOutcome(e)) {
-                inv.info();
-                throw new Unknown(e);
-            }
-            inv.fail();
-            throw e;
-        }
+    private static byte[] bytes(String s) {
+        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** OK is {@code ok} (with the CAS's answer), TABLE_FULL and BUSY wrote nothing: {@code fail}. */
-    private static void finish(HistoryRecorder.Invocation inv, CuckooMap.Status s, Object okValue) {
-        switch (s) {
-            case OK -> inv.ok(okValue);
-            case CAS_MISMATCH -> inv.ok(false);
-            default -> inv.fail();
-        }
-    }
-
-    private static byte[] bytesOrNull(String s) {
-        return s.isEmpty() ? null : s.getBytes(StandardCharsets.UTF_8);
+    private static String text(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
 }

@@ -34,7 +34,7 @@ class RemoraMainTest {
     }
 
     /**
-     * The demo's kv section: YCSB-B's history linearizable under the kv model, every uncontended GET 1 round trip and
+     * The demo's kv section: YCSB-B's history linearizable under the map model, every uncontended GET 1 round trip and
      * every uncontended update 2, and the workload's means no lower and not far above (a GET retries only while a
      * writer is in one of its rows, an update while another holds a lock).
      */
@@ -43,7 +43,7 @@ class RemoraMainTest {
         java.util.regex.Matcher load = java.util.regex.Pattern.compile("  load +([\\d,]+) puts in ").matcher(printed);
         assertTrue(load.find(), printed);
         long loaded = Long.parseLong(load.group(1).replace(",", ""));
-        assertTrue(printed.contains("  checker (kv model)           linearizable in "), printed);
+        assertTrue(printed.contains("  checker (map model)          linearizable in "), printed);
         java.util.regex.Matcher get = java.util.regex.Pattern.compile(
             "round trips per GET +(\\d+\\.\\d+) \\(uncontended: 1 each\\)").matcher(printed);
         assertTrue(get.find(), printed);
@@ -55,7 +55,7 @@ class RemoraMainTest {
         double perUpdate = Double.parseDouble(update.group(1));
         assertTrue(perUpdate >= 2.0 && perUpdate < 3.0, "round trips per update " + perUpdate);
         java.util.regex.Matcher history = java.util.regex.Pattern.compile(
-            "history +([\\d,]+) operations \\(get/put, the load included\\)").matcher(printed);
+            "history +([\\d,]+) operations \\(get/put/update, the load included\\)").matcher(printed);
         assertTrue(history.find(), printed);
         assertTrue(Long.parseLong(history.group(1).replace(",", "")) > loaded + 2 * KvWorkload.PROBES,
             "the workload's operations are in the history: " + history.group(1));

@@ -109,9 +109,10 @@ class WorkloadCommandTest {
         Path h = dir.resolve("kv.jsonl");
         Run r = workload("kv", "kv", h, "--keys", "4");
         assertEquals(0, r.code(), r.all());
-        assertTrue(r.out().contains("--model kv"), r.all());
-        assertTrue(count(h, "put") > 5 && count(h, "get") > 5, Files.readString(h));
-        assertEquals(0, RemoraMain.run(new String[] {"check", "--model", "kv", h.toString()}));
+        assertTrue(r.out().contains("--model map"), r.all());
+        assertTrue(count(h, "put") > 5 && count(h, "get") > 5 && count(h, "delete") > 0, Files.readString(h));
+        assertTrue(Files.readString(h).contains("\"type\":\"ok\",\"f\":\"cas\",\"key\""), "a cas with its outcome");
+        assertEquals(0, RemoraMain.run(new String[] {"check", "--model", "map", h.toString()}));
     }
 
     @Test

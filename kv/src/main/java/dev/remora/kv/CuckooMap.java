@@ -412,7 +412,14 @@ public final class CuckooMap implements AutoCloseable {
         /** The seed design's order: the bumps and unlocks before the slot WRITEs (released before written). */
         SEED_EARLY_UNLOCK,
         /** The seed design's versions: each row's version reset to 0 when it is unlocked. */
-        SEED_VERSION_RESET
+        SEED_VERSION_RESET,
+        /**
+         * A PUT of a key present in its rows that lets the rows go between its read and its write: it releases them
+         * after doorbell 1, locks them again, and writes (and returns as the previous value) what the first read
+         * found, so a PUT that ran in between is overwritten without being seen: a lost update, which a history
+         * shows only through the previous values the PUTs return.
+         */
+        LOST_UPDATE
     }
 
     /** Tests only: see {@link Hook}. */
@@ -573,6 +580,16 @@ public final class CuckooMap implements AutoCloseable {
         return valueCapacity;
     }
 
+
+    /**
+     * Whether this handle refuses further calls: a doorbell of it timed out, or one that writes the table failed
+     * (see the class comment, "Errors"). A client then attaches a new handle, with a new client id.
+     *
+     * @return true once broken; never reset
+     */
+    public boolean isBroken() {
+        return broken;
+    }
 
     /** @return how many lock words of crashed (or stalled) ops this handle took over or cleared */
     public long repairs() {
@@ -843,6 +860,15 @@ public final class CuckooMap implements AutoCloseable {
                     }
                     continue;
                 }
+            }
+            if (variant == Variant.LOST_UPDATE && kind == Kind.PUT && s >= 0 && commitPoint == Point.COMMIT) {
+                release(); // the defect: the rows are let go between the read and the write
+                long again = lockAndRead(want, n);
+                if (again == Long.MIN_VALUE) {
+                    pause(attempt);
+                    continue;
+                }
+                deadline = again + leaseNs - marginNs;
             }
             if (!commit(commitPoint, images, deadline)) {
                 release(); // the locks may be repaired by now: do not post doorbell 2 past lease - margin

@@ -5,7 +5,7 @@ import dev.remora.check.Checker;
 import dev.remora.check.HistoryRecorder;
 import dev.remora.check.Operation;
 import dev.remora.check.Verdict;
-import dev.remora.check.model.KvModel;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap.Params;
 import dev.remora.kv.CuckooMap.Result;
 import dev.remora.kv.CuckooMap.Status;
@@ -33,14 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Concurrent clients on three nodes (the table's home and two others; one client on the home, two on each other node)
  * doing get, put, delete and compareAndSet on a few keys, on the fast fabric; every operation is recorded with
- * {@link HistoryRecorder} and the history is checked against the checker's kv model ({@link KvModel}, every key
- * starting at {@code ""}).
- *
- * <p>The map's outcomes are recorded in the model's terms: a DELETE is a {@code put} of the initial value {@code ""}
- * (whether or not the key was there: either way the key is absent after it); a GET miss is a {@code get} returning
- * {@code ""}; compareAndSet is {@code cas [expected new]} with {@code ""} for an absent key on either side, its output
- * true on OK and false on CAS_MISMATCH. Values written are never empty, so {@code ""} means absent only. BUSY and
- * TABLE_FULL (nothing changed) are {@code fail}; a verb error would be {@code info}.
+ * {@link HistoryRecorder} and the history is checked against the checker's map model ({@link Models#map()}, every
+ * key starting absent), as {@link RecordedMap} records them: a GET returns the value or absence, every PUT, DELETE and
+ * compareAndSet the value it replaced (or found, on a mismatch), which the model checks; BUSY and TABLE_FULL (nothing
+ * changed) are {@code fail}; a verb error would be {@code info}.
  *
  * <p>Two tables: one roomy (no kicks), one of 8 rows of one slot for 6 keys whose rows all lie in
  * 5 of the rows (no two keys with the same two), where inserts kick keys along paths while other clients read and
@@ -96,7 +92,7 @@ class CuckooMapConcurrencyTest {
         }
         assertTrue(errors.isEmpty(), "client errors: " + errors);
         List<Operation> ops = rec.history().operations();
-        CheckResult result = Checker.check(rec.history(), new KvModel(""));
+        CheckResult result = Checker.check(rec.history(), Models.map());
         System.out.printf("[kv] %d rows x %d slots, %d keys: %d operations, %d cas ok, %d puts kicked, %d BUSY, "
             + "%d TABLE_FULL, %s in %d ms%n", rows, slots, keyCount, ops.size(), casOk.get(), kicks.get(), busy.get(),
             full.get(), result.verdict(),
@@ -118,52 +114,40 @@ class CuckooMapConcurrencyTest {
         AtomicInteger kicks = counters[3];
         int keyCount = keys.length;
         Random rnd = new Random(1000 + id);
-        String[] seen = new String[keyCount];
-        java.util.Arrays.fill(seen, "");
+        RecordedMap map = new RecordedMap(m, rec::invoke);
+        String[] seen = new String[keyCount]; // the value last seen, null for absent
         for (int i = 0; i < OPS_PER_CLIENT; i++) {
             int k = rnd.nextInt(keyCount);
             String key = keys[k];
-            byte[] kb = key.getBytes(StandardCharsets.UTF_8);
             String fresh = "c" + id + "-" + i;
-            int what = rnd.nextInt(4);
-            switch (what) {
+            Result r;
+            switch (rnd.nextInt(4)) {
                 case 0 -> {
-                    HistoryRecorder.Invocation inv = rec.invoke("get", key, null);
-                    Result r = m.lookup(kb);
-                    if (r.status() == Status.BUSY) {
-                        busy.incrementAndGet();
-                        inv.fail();
-                    } else {
-                        String v = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-                        seen[k] = v;
-                        inv.ok(v);
-                    }
+                    r = map.get(key);
+                    seen[k] = r.status() == Status.BUSY ? seen[k] : RecordedMap.text(r.value());
                 }
                 case 1 -> {
-                    HistoryRecorder.Invocation inv = rec.invoke("put", key, fresh);
                     long before = m.kicks();
-                    Status s = m.put(kb, fresh.getBytes(StandardCharsets.UTF_8)).status();
+                    r = map.put(key, fresh);
                     kicks.addAndGet((int) (m.kicks() - before));
-                    finish(inv, s, null, busy, full);
                 }
-                case 2 -> {
-                    HistoryRecorder.Invocation inv = rec.invoke("put", key, "");
-                    Status s = m.delete(kb).status();
-                    finish(inv, s == Status.NOT_FOUND ? Status.OK : s, null, busy, full);
-                }
+                case 2 -> r = map.delete(key);
                 default -> {
-                    String expected = rnd.nextInt(4) == 0 ? "" : seen[k];
-                    String replacement = rnd.nextInt(5) == 0 ? "" : fresh;
-                    HistoryRecorder.Invocation inv = rec.invoke("cas", key, List.of(expected, replacement));
-                    Result r = m.compareAndSet(kb, bytesOrNull(expected), bytesOrNull(replacement));
+                    String expected = rnd.nextInt(4) == 0 ? null : seen[k];
+                    String replacement = rnd.nextInt(5) == 0 ? null : fresh;
+                    r = map.compareAndSet(key, expected, replacement);
                     if (r.status() == Status.OK) {
                         casOk.incrementAndGet();
                         seen[k] = replacement;
                     } else if (r.status() == Status.CAS_MISMATCH) {
-                        seen[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                        seen[k] = RecordedMap.text(r.value());
                     }
-                    finish(inv, r.status(), r.status() == Status.OK, busy, full);
                 }
+            }
+            if (r.status() == Status.BUSY) {
+                busy.incrementAndGet();
+            } else if (r.status() == Status.TABLE_FULL) {
+                full.incrementAndGet();
             }
         }
     }
@@ -180,27 +164,6 @@ class CuckooMapConcurrencyTest {
             if (r1 < rowLimit && r2 < rowLimit && pairs.add(Math.min(r1, r2) * 1000 + Math.max(r1, r2))) {
                 keys[n++] = "k" + i;
             }
-        }
-    }
-
-    private static byte[] bytesOrNull(String s) {
-        return s.isEmpty() ? null : s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void finish(HistoryRecorder.Invocation inv, Status s, Object okValue, AtomicInteger busy,
-                               AtomicInteger full) {
-        switch (s) {
-            case OK -> inv.ok(okValue);
-            case CAS_MISMATCH -> inv.ok(false);
-            case BUSY -> {
-                busy.incrementAndGet();
-                inv.fail();
-            }
-            case TABLE_FULL -> {
-                full.incrementAndGet();
-                inv.fail();
-            }
-            default -> throw new AssertionError(s);
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.remora.kv;
 
 import dev.remora.check.HistoryRecorder;
-import dev.remora.check.model.KvModel;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap.Params;
 import dev.remora.kv.CuckooMap.Point;
 import dev.remora.kv.CuckooMap.Result;
@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * requests (none, some, all), which land, and abandons the handle for good; the thread then attaches a new handle (a
  * restarted client, with a new client id) and goes on. The others repair what it left when they run into it. At the
  * end a new client runs {@link CuckooMap#recover()} and GETs every key. The history (each abandoned operation open,
- * so {@code info}) must be linearizable with the kv model, and the table's memory, read directly, must be quiescent
+ * so {@code info}) must be linearizable with the map model (recorded by {@link RecordedMap}), and the table's memory, read directly, must be quiescent
  * (no row locked, no slot torn or unpublished, no key twice) and hold what the final GETs returned.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -104,23 +104,22 @@ class CuckooMapCrashConcurrencyTest {
                 Random rnd = new Random(2000 + id);
                 try (Endpoint ep = Endpoint.open(placement[id])) {
                     CuckooMap m = CuckooMap.attach(ep, table.remote(0));
-                    HistoryRecorder.Client process = rec.client();
-                    String[] seen = new String[keys.length];
-                    java.util.Arrays.fill(seen, "");
+                    RecordedMap map = new RecordedMap(m, rec.client()::invoke);
+                    String[] seen = new String[keys.length]; // null: absent
                     for (int i = 0; i < OPS_PER_CLIENT; i++) {
                         if (m.hook == null && rnd.nextInt(30) == 0) {
                             // armed until the client reaches such a doorbell
                             m.hook = abandonAt(CRASH_POINTS.get(rnd.nextInt(CRASH_POINTS.size())), rnd.nextInt(4) - 1);
                         }
                         try {
-                            operate(m, process, rnd, keys, "c" + id + "-" + i, seen);
+                            operate(map, rnd, keys, "c" + id + "-" + i, seen);
                         } catch (Abandoned e) {
                             abandoned.incrementAndGet();
                             repairs.addAndGet((int) m.repairs());
                             kicks.addAndGet((int) m.kicks());
                             m = CuckooMap.attach(ep, table.remote(0)); // the client restarts with a new id
-                            process = rec.client();
-                            java.util.Arrays.fill(seen, "");
+                            map.restart(m, rec.client()::invoke);
+                            java.util.Arrays.fill(seen, null);
                         }
                     }
                     repairs.addAndGet((int) m.repairs());
@@ -131,21 +130,19 @@ class CuckooMapCrashConcurrencyTest {
             String[] finals = new String[keys.length];
             try (Endpoint ep = Endpoint.open(b); CuckooMap last = CuckooMap.attach(ep, table.remote(0))) {
                 repairs.addAndGet(last.recover());
-                HistoryRecorder.Client process = rec.client();
+                RecordedMap map = new RecordedMap(last, rec.client()::invoke);
                 for (int k = 0; k < keys.length; k++) {
-                    HistoryRecorder.Invocation inv = process.invoke("get", keys[k], null);
-                    Result r = last.lookup(keys[k].getBytes(StandardCharsets.UTF_8));
+                    Result r = map.get(keys[k]);
                     assertTrue(r.status() != Status.BUSY, "a final GET after recover answered BUSY");
-                    finals[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-                    inv.ok(finals[k]);
+                    finals[k] = RecordedMap.text(r.value());
                 }
             }
             Map<String, String> memory = TableMemory.checkQuiescent(table::getLong, p);
             for (int k = 0; k < keys.length; k++) {
-                assertEquals(finals[k], memory.getOrDefault(keys[k], ""), "key " + keys[k] + " in memory");
+                assertEquals(finals[k], memory.get(keys[k]), "key " + keys[k] + " in memory");
             }
         }
-        Histories.assertLinearizable(rec.history(), new KvModel(""));
+        Histories.assertLinearizable(rec.history(), Models.map());
         System.out.printf("[kv] fast fabric, abandoned operations: %d operations, %d abandoned, %d repairs, %d kicks, "
             + "linearizable, in %d ms%n", rec.history().operations().size(), abandoned.get(), repairs.get(),
             kicks.get(), (System.nanoTime() - start) / 1_000_000);
@@ -168,51 +165,35 @@ class CuckooMapCrashConcurrencyTest {
         return keys;
     }
 
-    private static void operate(CuckooMap m, HistoryRecorder.Client p, Random rnd, String[] keys, String fresh,
-                                String[] seen) {
+    private static void operate(RecordedMap map, Random rnd, String[] keys, String fresh, String[] seen) {
         int k = rnd.nextInt(keys.length);
         String key = keys[k];
-        byte[] kb = key.getBytes(StandardCharsets.UTF_8);
+        Result r;
+        String after; // the key's value after an OK (null: absent)
         switch (rnd.nextInt(4)) {
             case 0 -> {
-                HistoryRecorder.Invocation inv = p.invoke("get", key, null);
-                Result r = m.lookup(kb);
-                if (r.status() == Status.BUSY) {
-                    inv.fail();
-                } else {
-                    seen[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-                    inv.ok(seen[k]);
-                }
+                r = map.get(key);
+                after = RecordedMap.text(r.value());
             }
-            case 1 -> finish(p.invoke("put", key, fresh), m.put(kb, fresh.getBytes(StandardCharsets.UTF_8)), null,
-                seen, k, fresh);
+            case 1 -> {
+                r = map.put(key, fresh);
+                after = fresh;
+            }
             case 2 -> {
-                HistoryRecorder.Invocation inv = p.invoke("put", key, "");
-                Result r = m.delete(kb);
-                finish(inv, r.status() == Status.NOT_FOUND ? new Result(Status.OK, null) : r, null, seen, k, "");
+                r = map.delete(key);
+                after = null;
             }
             default -> {
-                String expected = rnd.nextInt(4) == 0 ? "" : seen[k];
-                HistoryRecorder.Invocation inv = p.invoke("cas", key, List.of(expected, fresh));
-                Result r = m.compareAndSet(kb, expected.isEmpty() ? null : expected.getBytes(StandardCharsets.UTF_8),
-                    fresh.getBytes(StandardCharsets.UTF_8));
-                finish(inv, r, r.status() == Status.OK, seen, k, fresh);
+                r = map.compareAndSet(key, rnd.nextInt(4) == 0 ? null : seen[k], fresh);
+                after = fresh;
             }
         }
-    }
-
-    private static void finish(HistoryRecorder.Invocation inv, Result r, Object okValue, String[] seen, int k,
-                               String written) {
         switch (r.status()) {
-            case OK -> {
-                seen[k] = written;
-                inv.ok(okValue);
+            case OK -> seen[k] = after;
+            case NOT_FOUND -> seen[k] = null;
+            case CAS_MISMATCH -> seen[k] = RecordedMap.text(r.value());
+            default -> {
             }
-            case CAS_MISMATCH -> {
-                seen[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-                inv.ok(false);
-            }
-            default -> inv.fail(); // BUSY, TABLE_FULL: nothing changed
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.remora.kv;
 
 import dev.remora.check.HistoryRecorder;
-import dev.remora.check.model.KvModel;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap.Params;
 import dev.remora.kv.CuckooMap.Point;
 import dev.remora.kv.CuckooMap.Result;
@@ -57,7 +57,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * c1 puts the four keys in turn (its last puts kick); c0 and c2 mix all operations, c3 GETs and compareAndSets. When
  * the others are done, or crashed a margin ago (the delay within which a crashed client's requests in flight may
  * still land, R20), c0 runs {@link CuckooMap#recover()} and GETs every key. Checked per seed: the
- * history (a crashed client's open operation {@code info}) is linearizable with the kv model; the table's memory,
+ * history (a crashed client's open operation {@code info}) is linearizable with the map model (every write's previous
+ * value checked, so an acknowledged write that a repair dropped, or an update lost, is refuted); the table's memory,
  * read directly after the run, has no row locked, no slot torn or unpublished, no key in two slots, and holds what
  * c0's final GETs returned (so the acknowledged writes the history says survive are there); and the lease
  * assumption held: no live client kept a lock as long as the lease, so no repair raced a live holder. That each way
@@ -301,14 +302,14 @@ class CuckooMapCrashDeterministicTest {
                     }
                     HoldTimer timer = new HoldTimer(ep, hooks[id]);
                     m.hook = timer;
-                    String[] seen = new String[KEYS.length];
-                    java.util.Arrays.fill(seen, "");
+                    RecordedMap map = new RecordedMap(m, p::invoke);
+                    String[] seen = new String[KEYS.length]; // null: absent
                     int ops = id == 2 && way == Way.INSIDE_REPAIR ? 5 : OPS[id];
                     for (int i = 0; i < ops; i++) {
                         int k = id == 1 ? i % KEYS.length
                             : id == 2 && way == Way.INSIDE_REPAIR ? skip : (id + i) % KEYS.length;
                         int kind = id == 1 ? 0 : id == 3 ? (random(seed, id, i) % 2 == 0 ? 1 : 3) : random(seed, id, i) % 4;
-                        operate(m, p, kind, k, "c" + id + "-" + i, seen);
+                        operate(map, kind, k, "c" + id + "-" + i, seen);
                         timer.opEnded();
                     }
                     if (id == 0) {
@@ -320,11 +321,9 @@ class CuckooMapCrashDeterministicTest {
                         m.recover();
                         timer.opEnded();
                         for (int k = 0; k < KEYS.length; k++) {
-                            HistoryRecorder.Invocation inv = p.invoke("get", KEYS[k], null);
-                            Result r = m.lookup(bytes(KEYS[k]));
+                            Result r = map.get(KEYS[k]);
                             assertTrue(r.status() != Status.BUSY, "final GET of " + KEYS[k] + " BUSY after recover");
-                            finalGets[k] = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-                            inv.ok(finalGets[k]);
+                            finalGets[k] = RecordedMap.text(r.value());
                         }
                     }
                     synchronized (longestHold) {
@@ -340,10 +339,10 @@ class CuckooMapCrashDeterministicTest {
             + ", done " + java.util.Arrays.toString(done) + ", last doorbells " + java.util.Arrays.stream(maps)
             .map(m -> m == null ? "-" : m.lastPoint() + "/" + m.repairs()).toList());
         assertTrue(done[0] && done[3], "the clients that never crash finished: " + r.describe());
-        Histories.assertLinearizable(rec.history(), new KvModel(""));
+        Histories.assertLinearizable(rec.history(), Models.map());
         Map<String, String> memory = TableMemory.checkQuiescent(off -> f.peek(region, off), PARAMS);
         for (int k = 0; k < KEYS.length; k++) {
-            assertEquals(finalGets[k], memory.getOrDefault(KEYS[k], ""), "key " + KEYS[k] + " in memory");
+            assertEquals(finalGets[k], memory.get(KEYS[k]), "key " + KEYS[k] + " in memory");
         }
         assertTrue(longestHold[0] < LEASE_NS, "a live client held a lock for " + longestHold[0]
             + " ns, not less than the lease " + LEASE_NS + ": the run relied on a repair racing a live holder");
@@ -470,63 +469,33 @@ class CuckooMapCrashDeterministicTest {
     }
 
     /**
-     * One operation, recorded in the kv model's terms: a DELETE is a put of {@code ""} (the key is absent after it,
-     * whether or not it was there), a GET miss a get of {@code ""}, compareAndSet a {@code cas [expected new]} with
-     * {@code ""} for absent, true on OK and false on CAS_MISMATCH; BUSY and TABLE_FULL (nothing changed) fail; an
-     * operation cut short by its client's crash stays open (info).
+     * One operation, recorded by {@link RecordedMap} in the map model's terms (a GET's value or absence, every write's
+     * previous value, a compareAndSet's outcome with the value it found); BUSY and TABLE_FULL (nothing changed) fail;
+     * an operation cut short by its client's crash is {@code info}.
      */
-    private static void operate(CuckooMap m, HistoryRecorder.Client p, int kind, int k, String fresh, String[] seen) {
+    private static void operate(RecordedMap map, int kind, int k, String fresh, String[] seen) {
         String key = KEYS[k];
-        byte[] kb = bytes(key);
         switch (kind) {
-            case 0 -> {
-                HistoryRecorder.Invocation inv = p.invoke("put", key, fresh);
-                record(inv, m.put(kb, bytes(fresh)), null, seen, k, fresh);
-            }
+            case 0 -> note(map.put(key, fresh), seen, k, fresh);
             case 1 -> {
-                HistoryRecorder.Invocation inv = p.invoke("get", key, null);
-                Result r = m.lookup(kb);
-                if (r.status() == Status.BUSY) {
-                    inv.fail();
-                } else {
-                    seen[k] = text(r.value());
-                    inv.ok(seen[k]);
+                Result r = map.get(key);
+                if (r.status() != Status.BUSY) {
+                    seen[k] = RecordedMap.text(r.value());
                 }
             }
-            case 2 -> {
-                HistoryRecorder.Invocation inv = p.invoke("put", key, "");
-                Result r = m.delete(kb);
-                record(inv, r.status() == Status.NOT_FOUND ? new Result(Status.OK, null) : r, null, seen, k, "");
-            }
-            default -> {
-                String expected = seen[k];
-                HistoryRecorder.Invocation inv = p.invoke("cas", key, List.of(expected, fresh));
-                Result r = m.compareAndSet(kb, expected.isEmpty() ? null : bytes(expected), bytes(fresh));
-                record(inv, r, r.status() == Status.OK, seen, k, fresh);
-            }
+            case 2 -> note(map.delete(key), seen, k, null);
+            default -> note(map.compareAndSet(key, seen[k], fresh), seen, k, fresh);
         }
     }
 
-    private static void record(HistoryRecorder.Invocation inv, Result r, Object okValue, String[] seen, int k,
-                               String written) {
+    /** Remembers what the client now knows of key {@code k}: what it wrote, or found (null: absent). */
+    private static void note(Result r, String[] seen, int k, String written) {
         switch (r.status()) {
-            case OK -> {
-                seen[k] = written;
-                inv.ok(okValue);
+            case OK -> seen[k] = written;
+            case NOT_FOUND -> seen[k] = null;
+            case CAS_MISMATCH -> seen[k] = RecordedMap.text(r.value());
+            default -> {
             }
-            case CAS_MISMATCH -> {
-                seen[k] = text(r.value());
-                inv.ok(false);
-            }
-            default -> inv.fail();
         }
-    }
-
-    private static String text(byte[] value) {
-        return value == null ? "" : new String(value, StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -4,7 +4,7 @@ import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
 import dev.remora.check.HistoryRecorder;
 import dev.remora.check.Verdict;
-import dev.remora.check.model.KvModel;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap.Params;
 import dev.remora.kv.CuckooMap.Result;
 import dev.remora.kv.CuckooMap.Status;
@@ -46,9 +46,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * threads of this JVM on two nodes of their own, so every verb crosses processes over loopback TCP and the child's
  * service thread alone executes them.
  *
- * <p>Four clients do get, put, delete and compareAndSet on a few keys, recorded with {@link HistoryRecorder} and
- * checked with the checker's kv model, as in {@link CuckooMapConcurrencyTest} (a DELETE is a put of {@code ""}, a miss
- * a get of {@code ""}; BUSY and TABLE_FULL are {@code fail}; a verb error fails the test); once on a roomy table, once
+ * <p>Four clients do get, put, delete and compareAndSet on a few keys, recorded by {@link RecordedMap} and checked
+ * with the checker's map model, as in {@link CuckooMapConcurrencyTest} (every write with the value it replaced; BUSY
+ * and TABLE_FULL are {@code fail}; a verb error fails the test); once on a roomy table, once
  * on 8 rows of one slot where inserts kick keys. Then, with nobody else active, each call's round trips are read from
  * the endpoint's statistics: GET 1 (hit or miss), every update 2. Each run is bounded at 5 s.
  */
@@ -70,7 +70,7 @@ class CuckooMapCrossProcessTest {
     }
 
     private static String text(byte[] b) {
-        return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+        return RecordedMap.text(b);
     }
 
     @ParameterizedTest(name = "{0} rows of {1} slots, {2} keys")
@@ -126,7 +126,7 @@ class CuckooMapCrossProcessTest {
         long took = System.nanoTime() - start;
         assertTrue(errors.isEmpty(), "client errors: " + errors);
         int ops = rec.history().operations().size();
-        CheckResult result = Checker.check(rec.history(), new KvModel(""));
+        CheckResult result = Checker.check(rec.history(), Models.map());
         System.out.printf("[kv cross-process] %d rows x %d slots, %d keys: %d operations, %d cas ok, %d puts kicked, "
                 + "%d BUSY, %d TABLE_FULL, %.3f round trips per GET, %s in %d ms%n", rows, slots, keyCount, ops,
             casOk.get(), kicks.get(), busy.get(), full.get(), (double) getRoundTrips.get() / gets.get(),
@@ -219,74 +219,46 @@ class CuckooMapCrossProcessTest {
 
         void run(AtomicInteger busy, AtomicInteger full, AtomicInteger casOk, AtomicInteger kicks) {
             Random rnd = new Random(2000 + id);
-            String[] seen = new String[keys.length];
-            Arrays.fill(seen, "");
+            RecordedMap map = new RecordedMap(m, rec::invoke);
+            String[] seen = new String[keys.length]; // null: absent
             for (int i = 0; i < OPS_PER_CLIENT; i++) {
                 assertTrue(System.nanoTime() - deadline < 0, "client " + id + " still at operation " + i
                     + " after the bound");
                 int k = rnd.nextInt(keys.length);
                 String key = keys[k];
-                byte[] kb = bytes(key);
                 String fresh = "c" + id + "-" + i;
+                Result r;
                 switch (rnd.nextInt(4)) {
                     case 0 -> {
-                        HistoryRecorder.Invocation inv = rec.invoke("get", key, null);
                         long rt0 = ep.statistics().roundTrips();
-                        Result r = m.lookup(kb);
+                        r = map.get(key);
                         getRoundTrips += ep.statistics().roundTrips() - rt0;
                         gets++;
-                        if (r.status() == Status.BUSY) {
-                            busy.incrementAndGet();
-                            inv.fail();
-                        } else {
-                            seen[k] = text(r.value());
-                            inv.ok(seen[k]);
-                        }
+                        seen[k] = r.status() == Status.BUSY ? seen[k] : text(r.value());
                     }
                     case 1 -> {
-                        HistoryRecorder.Invocation inv = rec.invoke("put", key, fresh);
                         long before = m.kicks();
-                        Status s = m.put(kb, bytes(fresh)).status();
+                        r = map.put(key, fresh);
                         kicks.addAndGet((int) (m.kicks() - before));
-                        finish(inv, s, null, busy, full);
                     }
-                    case 2 -> {
-                        HistoryRecorder.Invocation inv = rec.invoke("put", key, "");
-                        Status s = m.delete(kb).status();
-                        finish(inv, s == Status.NOT_FOUND ? Status.OK : s, null, busy, full);
-                    }
+                    case 2 -> r = map.delete(key);
                     default -> {
-                        String expected = rnd.nextInt(4) == 0 ? "" : seen[k];
-                        String replacement = rnd.nextInt(5) == 0 ? "" : fresh;
-                        HistoryRecorder.Invocation inv = rec.invoke("cas", key, List.of(expected, replacement));
-                        Result r = m.compareAndSet(kb, expected.isEmpty() ? null : bytes(expected),
-                            replacement.isEmpty() ? null : bytes(replacement));
+                        String expected = rnd.nextInt(4) == 0 ? null : seen[k];
+                        String replacement = rnd.nextInt(5) == 0 ? null : fresh;
+                        r = map.compareAndSet(key, expected, replacement);
                         if (r.status() == Status.OK) {
                             casOk.incrementAndGet();
                             seen[k] = replacement;
                         } else if (r.status() == Status.CAS_MISMATCH) {
                             seen[k] = text(r.value());
                         }
-                        finish(inv, r.status(), r.status() == Status.OK, busy, full);
                     }
                 }
-            }
-        }
-
-        private static void finish(HistoryRecorder.Invocation inv, Status s, Object okValue, AtomicInteger busy,
-                                   AtomicInteger full) {
-            switch (s) {
-                case OK -> inv.ok(okValue);
-                case CAS_MISMATCH -> inv.ok(false);
-                case BUSY -> {
+                if (r.status() == Status.BUSY) {
                     busy.incrementAndGet();
-                    inv.fail();
-                }
-                case TABLE_FULL -> {
+                } else if (r.status() == Status.TABLE_FULL) {
                     full.incrementAndGet();
-                    inv.fail();
                 }
-                default -> throw new AssertionError(s);
             }
         }
     }

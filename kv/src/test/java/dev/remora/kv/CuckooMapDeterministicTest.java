@@ -4,9 +4,8 @@ import dev.remora.check.CheckResult;
 import dev.remora.check.Checker;
 import dev.remora.check.HistoryRecorder;
 import dev.remora.check.Verdict;
-import dev.remora.check.model.KvModel;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap.Params;
-import dev.remora.kv.CuckooMap.Result;
 import dev.remora.kv.CuckooMap.Status;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,10 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The map on the deterministic fabric under the weak model ({@link DetKnobs#WEAK}: READs and WRITEs torn word by word
  * in any order, late source reads and destination writes, the reorderings R8 allows), one seed per schedule: three
  * clients on three nodes put, delete, compareAndSet and get four keys of a table of 4 rows of one slot, each key
- * with its own pair of rows, so inserts kick and TABLE_FULL is answered; each history is checked with the kv model, recorded as in {@link CuckooMapConcurrencyTest} (a DELETE
- * is a put of {@code ""}, a miss a get of {@code ""}, BUSY and TABLE_FULL fail). A GET that accepted a torn row, or
- * one read before the version, would return a value no write left there, or a value from before an acknowledged write:
- * the check refutes both. Seeds: {@code remora.test.seeds} / 100 (10; 50 under {@code -Pthorough}).
+ * with its own pair of rows, so inserts kick and TABLE_FULL is answered; each history, recorded by {@link RecordedMap}
+ * (every write with the value it replaced; BUSY and TABLE_FULL fail), is checked with the map model. A GET that
+ * accepted a torn row, or one read before the version, would return a value no write left there, or a value from
+ * before an acknowledged write, and an update that read a stale row would report a stale previous value: the check
+ * refutes all three. Seeds: {@code remora.test.seeds} / 100 (10; 50 under {@code -Pthorough}).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CuckooMapDeterministicTest {
@@ -73,31 +72,15 @@ class CuckooMapDeterministicTest {
                 int id = c;
                 f.spawn(n, "client" + c, () -> {
                     try (Endpoint ep = Endpoint.open(n); CuckooMap m = CuckooMap.attach(ep, table)) {
+                        RecordedMap map = new RecordedMap(m, p::invoke);
                         for (int i = 0; i < KINDS.length; i++) {
                             String key = KEYS[id == 0 ? i % KEYS.length : (id + i) % KEYS.length];
-                            byte[] kb = key.getBytes(StandardCharsets.UTF_8);
                             String v = "c" + id + "-" + i;
                             switch (id == 0 ? 0 : KINDS[(id + i) % KINDS.length]) {
-                                case 0 -> record(p.invoke("put", key, v), m.put(kb, bytes(v)), null);
-                                case 1 -> {
-                                    HistoryRecorder.Invocation inv = p.invoke("get", key, null);
-                                    Result r = m.lookup(kb);
-                                    if (r.status() == Status.BUSY) {
-                                        inv.fail();
-                                    } else {
-                                        inv.ok(r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8));
-                                    }
-                                }
-                                case 2 -> {
-                                    Result r = m.delete(kb);
-                                    record(p.invoke("put", key, ""), r.status() == Status.NOT_FOUND
-                                        ? new Result(Status.OK, null) : r, null);
-                                }
-                                default -> {
-                                    String expected = "c" + ((id + 1) % 3) + "-" + (i - 1);
-                                    record(p.invoke("cas", key, List.of(expected, v)),
-                                        m.compareAndSet(kb, bytes(expected), bytes(v)), Boolean.TRUE);
-                                }
+                                case 0 -> map.put(key, v);
+                                case 1 -> map.get(key);
+                                case 2 -> map.delete(key);
+                                default -> map.compareAndSet(key, "c" + ((id + 1) % 3) + "-" + (i - 1), v);
                             }
                         }
                         synchronized (kicked) {
@@ -108,7 +91,7 @@ class CuckooMapDeterministicTest {
             }
             DetFabric.Result r = f.run();
             assertTrue(r.finished() && r.failures().isEmpty(), r.describe() + " " + f.firstFailure());
-            CheckResult check = Checker.check(rec.history(), new KvModel(""));
+            CheckResult check = Checker.check(rec.history(), Models.map());
             assertEquals(Verdict.LINEARIZABLE, check.verdict(), "seed " + seed + ": " + check.cause() + " "
                 + rec.history().operations());
         });
@@ -165,17 +148,5 @@ class CuckooMapDeterministicTest {
             }
         }
         throw new IllegalStateException("no key with rows " + r1 + ", " + r2);
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void record(HistoryRecorder.Invocation inv, Result r, Object okValue) {
-        switch (r.status()) {
-            case OK -> inv.ok(okValue);
-            case CAS_MISMATCH -> inv.ok(false);
-            default -> inv.fail();
-        }
     }
 }

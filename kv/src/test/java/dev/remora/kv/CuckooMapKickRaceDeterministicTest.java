@@ -1,8 +1,11 @@
 package dev.remora.kv;
 
+import dev.remora.check.HistoryRecorder;
+import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap.Params;
 import dev.remora.kv.CuckooMap.Result;
 import dev.remora.kv.CuckooMap.Status;
+import dev.remora.testkit.Histories;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
@@ -25,8 +28,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * both full); a kicker puts K (rows 0 and 2) and deletes it, then K2 (rows 1 and 3) and deletes it, over and over, so
  * that each put moves X to its other row (K's rows are full but X can move; K2's likewise). X is present at every
  * instant, with one value, so every GET of X must return it (or BUSY). The GET's check — every slot's tag not above
- * the version its FETCH_ADD read before the READs — is what makes that so. Seeds: {@code remora.test.seeds} / 10
- * (100; 500 under {@code -Pthorough}).
+ * the version its FETCH_ADD read before the READs — is what makes that so. Every call is recorded by
+ * {@link RecordedMap} and each seed's history checked with the map model (K's puts find it absent, its deletes remove
+ * what the put wrote, X's GETs return its value). Seeds: {@code remora.test.seeds} / 10 (100; 500 under
+ * {@code -Pthorough}).
  *
  * <p>What this test cannot show: a GET that trusted its slots' tags alone would miss X only if its READ of X's
  * destination row finished before the copy's first word landed while its READ of the source row (posted in the same
@@ -75,17 +80,21 @@ class CuckooMapKickRaceDeterministicTest {
         AtomicInteger misses = new AtomicInteger();
         AtomicInteger hits = new AtomicInteger();
         long[] kicks = new long[1];
+        HistoryRecorder rec = HistoryRecorder.builder().clock(f::nanoTime).name("kick-race").build();
+        HistoryRecorder.Client kickerProcess = rec.client();
+        HistoryRecorder.Client readerProcess = rec.client();
         f.spawn(kickerNode, "kicker", () -> {
             try (Endpoint ep = Endpoint.open(kickerNode); CuckooMap m = CuckooMap.attach(ep, table)) {
-                assertEquals(Status.OK, m.put(X, X_VALUE).status());
-                assertEquals(Status.OK, m.put(Z, bytes("z")).status());
-                assertEquals(Status.OK, m.put(W, bytes("w")).status());
+                RecordedMap map = new RecordedMap(m, kickerProcess::invoke);
+                assertEquals(Status.OK, map.put(text(X), text(X_VALUE)).status());
+                assertEquals(Status.OK, map.put(text(Z), "z").status());
+                assertEquals(Status.OK, map.put(text(W), "w").status());
                 xIn.set(1);
                 for (int c = 0; c < CYCLES; c++) {
                     for (byte[] k : new byte[][] {K, K2}) {
-                        Result put = m.put(k, bytes("k" + c));
+                        Result put = map.put(text(k), "k" + c);
                         assertEquals(Status.OK, put.status(), "put of a key whose rows X can leave");
-                        assertEquals(Status.OK, m.delete(k).status());
+                        assertEquals(Status.OK, map.delete(text(k)).status());
                     }
                 }
                 kicks[0] = m.kicks();
@@ -93,9 +102,10 @@ class CuckooMapKickRaceDeterministicTest {
         });
         f.spawn(readerNode, "reader", () -> {
             try (Endpoint ep = Endpoint.open(readerNode); CuckooMap m = CuckooMap.attach(ep, table)) {
+                RecordedMap map = new RecordedMap(m, readerProcess::invoke);
                 for (int i = 0; i < GETS; i++) {
                     boolean present = xIn.get() == 1; // X was acknowledged before this GET began
-                    Result r = m.lookup(X);
+                    Result r = map.get(text(X));
                     if (r.status() == Status.OK && r.value() != null) {
                         assertEquals(new String(X_VALUE, StandardCharsets.UTF_8),
                             new String(r.value(), StandardCharsets.UTF_8), "X's value, whole");
@@ -109,11 +119,12 @@ class CuckooMapKickRaceDeterministicTest {
         DetFabric.Result r = f.run();
         assertTrue(r.finished() && r.failures().isEmpty(), "seed " + seed + ": " + r.describe() + " "
             + f.firstFailure());
+        Histories.assertLinearizable(rec.history(), Models.map());
         return new Run(misses.get(), hits.get(), kicks[0]);
     }
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+    private static String text(byte[] b) {
+        return RecordedMap.text(b);
     }
 
     @Test

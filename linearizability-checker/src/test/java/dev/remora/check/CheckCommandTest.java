@@ -65,6 +65,9 @@ class CheckCommandTest {
         assertEquals(64, TestSupport.cli("--model", "register", "--bogus", g.toString()).exitCode());
         assertEquals(64, TestSupport.cli("--model", "register", "--format", "xml", g.toString()).exitCode());
         assertEquals(64, TestSupport.cli("--model", "register", "--init", "[1", g.toString()).exitCode());
+        TestSupport.Run map = TestSupport.cli("--model", "map", "--init", "1", g.toString());
+        assertEquals(64, map.exitCode());
+        assertTrue(map.err().contains("model map takes no initial value: every key starts absent"), map.err());
         assertEquals(64, TestSupport.cli("--model", "register", tmp.resolve("missing.jsonl").toString()).exitCode());
     }
 

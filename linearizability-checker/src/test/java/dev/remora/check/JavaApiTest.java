@@ -23,7 +23,8 @@ class JavaApiTest {
         Map<String, Model<?>> typed = Map.of(
                 "register", Models.register(0), "cas-register", Models.casRegister(0),
                 "multi-register", Models.multiRegister(), "counter", Models.counter(0),
-                "set", Models.set(), "queue", Models.queue(), "mutex", Models.mutex(), "kv", Models.kv());
+                "set", Models.set(), "queue", Models.queue(), "mutex", Models.mutex(), "kv", Models.kv(),
+                "map", Models.map());
         assertEquals(Models.NAMES.size(), typed.size());
         for (String name : Models.NAMES) {
             assertEquals(name, typed.get(name).name());

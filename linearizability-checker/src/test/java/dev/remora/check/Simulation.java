@@ -37,6 +37,7 @@ final class Simulation {
             case "register": return new Reg(false);
             case "cas-register": return new Reg(true);
             case "kv": return new Kv();
+            case "map": return new MapObj(3);
             case "counter": return new Counter();
             case "set": return new SetObj();
             case "queue": return new Queue();
@@ -47,7 +48,7 @@ final class Simulation {
     }
 
     static final List<String> MODELS = List.of("register", "cas-register", "kv", "counter", "set", "queue",
-            "multi-register", "mutex");
+            "multi-register", "mutex", "map");
 
     /**
      * Simulates a run.
@@ -200,6 +201,67 @@ final class Simulation {
 
         public Object neverWritten(String f, Object output) {
             return f.equals("get") ? "never-written" : null;
+        }
+    }
+
+    /**
+     * A map whose writes return the value they replaced ({@code null} for absent); a compare-and-set answers
+     * {@code [true previous]} or {@code [false current]}, or, for one in three inputs, a bare {@code true} or
+     * {@code false}, as a recorder that does not see the current value would write it.
+     */
+    static final class MapObj implements RealObject {
+        final Map<Object, Object> m = new HashMap<>();
+        final int keys;
+        int n;
+
+        MapObj(int keys) {
+            this.keys = keys;
+        }
+
+        public String model() {
+            return "map";
+        }
+
+        public Object[] nextOp(Random r) {
+            String key = "k" + r.nextInt(keys);
+            switch (r.nextInt(5)) {
+                case 0: return new Object[] {"get", key, null};
+                case 1: return new Object[] {"put", key, "v" + (n++)};
+                case 2: return new Object[] {"update", key, "u" + (n++)};
+                case 3: return new Object[] {"delete", key, null};
+                default: {
+                    int e = r.nextInt(3);
+                    Object expected = e == 0 ? null : e == 1 ? m.get(key) : "v" + r.nextInt(n + 1);
+                    Object replacement = r.nextInt(4) == 0 ? null : "c" + (n++);
+                    return new Object[] {"cas", key, Arrays.asList(expected, replacement)};
+                }
+            }
+        }
+
+        public Object apply(String f, Object key, Object input) {
+            Object cur = m.get(key);
+            switch (f) {
+                case "get": return cur;
+                case "put": return m.put(key, input);
+                case "update": return cur == null ? null : m.put(key, input);
+                case "delete": return m.remove(key);
+                default: {
+                    List<?> l = (List<?>) input;
+                    boolean ok = Objects.equals(cur, l.get(0));
+                    if (ok) {
+                        if (l.get(1) == null) {
+                            m.remove(key);
+                        } else {
+                            m.put(key, l.get(1));
+                        }
+                    }
+                    return Math.floorMod(Objects.hashCode(input), 3) == 0 ? (Object) ok : Arrays.asList(ok, cur);
+                }
+            }
+        }
+
+        public Object neverWritten(String f, Object output) {
+            return f.equals("cas") ? null : "never-written";
         }
     }
 

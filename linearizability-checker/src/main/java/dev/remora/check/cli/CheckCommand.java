@@ -78,11 +78,11 @@ public final class CheckCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--model", required = true, paramLabel = "NAME",
-            description = "register, cas-register, multi-register, counter, set, queue, mutex or kv")
+            description = "register, cas-register, multi-register, counter, set, queue, mutex, kv or map")
     private String model;
 
     @Option(names = "--init", paramLabel = "VALUE",
-            description = "initial value, an EDN literal (default nil; 0 for counter, \"\" for kv)")
+            description = "initial value, an EDN literal (default nil; 0 for counter, \"\" for kv; none for map)")
     private String init;
 
     @Option(names = "--format", paramLabel = "NAME",

@@ -20,7 +20,7 @@ import java.util.List;
 public final class Models {
     /** The names accepted by {@link #create}. */
     public static final List<String> NAMES = List.of("register", "cas-register", "multi-register", "counter",
-            "set", "queue", "mutex", "kv");
+            "set", "queue", "mutex", "kv", "map");
 
     private Models() {
     }
@@ -148,6 +148,15 @@ public final class Models {
     }
 
     /**
+     * A map whose keys may be absent and whose writes return the value they replaced; every key starts absent.
+     *
+     * @return the {@code map} model
+     */
+    public static MapModel map() {
+        return new MapModel();
+    }
+
+    /**
      * Creates a model by name, with the model's default initial value.
      *
      * @param name a name from {@link #NAMES} ({@code fifo-queue} and {@code key-value} are accepted too)
@@ -165,7 +174,7 @@ public final class Models {
      * @param init    the initial value; integers of any Java type
      * @param hasInit whether an initial value is given at all (otherwise the model's default
      *                applies: nil, 0 for counter, {@code ""} for kv; set, queue and mutex have no
-     *                initial value)
+     *                initial value; map has none and refuses one: its keys start absent)
      * @return the model
      * @throws IllegalArgumentException on an unknown name or an initial value of the wrong type
      */
@@ -185,6 +194,11 @@ public final class Models {
             case "queue": case "fifo-queue": return queue();
             case "mutex": return mutex();
             case "kv": case "key-value": return hasInit ? kv(v) : kv();
+            case "map":
+                if (hasInit) {
+                    throw new IllegalArgumentException("model map takes no initial value: every key starts absent");
+                }
+                return map();
             default:
                 throw new IllegalArgumentException("unknown model '" + name + "'; expected one of " + NAMES);
         }
