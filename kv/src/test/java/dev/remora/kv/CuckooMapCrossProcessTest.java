@@ -61,7 +61,12 @@ class CuckooMapCrossProcessTest {
     @RegisterExtension
     static final NodeHostExtension HOST = new NodeHostExtension();
 
-    private static HostedSocketFabric open() {
+    /**
+     * Opens the fabric with the table's home node in the child JVM; the UCX provider's tests override it.
+     *
+     * @return the fabric
+     */
+    HostedSocketFabric open() {
         return HostedSocketFabric.open(HOST.host(), HostedSocketFabric.Placement.named("home"), Map.of());
     }
 
