@@ -6,17 +6,15 @@ import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.RdmaCmId;
-import dev.remora.verbs.Access;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.QpState;
 import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
-import dev.remora.verbs.spi.OffHeapRegion;
+import dev.remora.verbs.spi.AbstractLocalNode;
 
 import java.io.IOException;
-import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -31,11 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * memory of this process registered with {@code ibv_reg_mr}; peers reach it with one-sided verbs through the
  * passive queue pairs its CM thread accepts.
  */
-final class DisniNode implements Node {
-    private final DisniFabric fabric;
-    private final int id;
-    private final String name;
-    private final String address;
+final class DisniNode extends AbstractLocalNode<DisniFabric> {
     private final RdmaCmId listener;
     private final int cmPort;
     private final IbvContext device;
@@ -49,10 +43,7 @@ final class DisniNode implements Node {
 
     private DisniNode(DisniFabric fabric, int id, String name, String address, RdmaCmId listener, int cmPort,
                       IbvContext device, IbvPd pd, IbvCompChannel compChannel) throws IOException {
-        this.fabric = fabric;
-        this.id = id;
-        this.name = name;
-        this.address = address;
+        super(fabric, id, name, address);
         this.listener = listener;
         this.cmPort = cmPort;
         this.device = device;
@@ -102,38 +93,7 @@ final class DisniNode implements Node {
     }
 
     @Override
-    public int id() {
-        return id;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public DisniFabric fabric() {
-        return fabric;
-    }
-
-    @Override
-    public String address() {
-        return address;
-    }
-
-    @Override
-    public MemoryRegion allocate(long lengthBytes, int access) {
-        return registerBuffer(OffHeapRegion.allocateBuffer(lengthBytes), access);
-    }
-
-    @Override
-    public MemoryRegion register(ByteBuffer directBuffer, int access) {
-        return registerBuffer(OffHeapRegion.registrable(directBuffer), access);
-    }
-
-    private MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
-        Access.validate(access);
-        fabric.ensureOpen();
+    protected MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
         try {
             // The Access flags have ibv_access_flags' values (LOCAL_WRITE 1, REMOTE_WRITE 2, REMOTE_READ 4,
             // REMOTE_ATOMIC 8).
@@ -142,7 +102,7 @@ final class DisniNode implements Node {
             regions.add(r);
             return r;
         } catch (IOException e) {
-            throw new IllegalStateException("ibv_reg_mr of " + buffer.capacity() + " bytes on node " + name
+            throw new IllegalStateException("ibv_reg_mr of " + buffer.capacity() + " bytes on node " + name()
                 + " failed: " + e.getMessage() + " (is the locked-memory limit, ulimit -l, high enough?)", e);
         }
     }
@@ -152,11 +112,7 @@ final class DisniNode implements Node {
     }
 
     @Override
-    public CompletionQueue createCompletionQueue(int depth) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("completion queue depth must be positive: " + depth);
-        }
-        fabric.ensureOpen();
+    protected CompletionQueue newCompletionQueue(int depth) {
         try {
             DisniCompletionQueue cq = new DisniCompletionQueue(this, depth);
             completionQueues.add(cq);
@@ -168,7 +124,7 @@ final class DisniNode implements Node {
 
     @Override
     public QueuePair createQueuePair(CompletionQueue sendCq, CompletionQueue recvCq) {
-        fabric.ensureOpen();
+        fabric().ensureOpen();
         DisniQueuePair qp = new DisniQueuePair(this, cq(sendCq, "send"), recvCq == null ? null : cq(recvCq, "receive"));
         queuePairs.add(qp);
         return qp;
@@ -188,9 +144,9 @@ final class DisniNode implements Node {
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
         if (!(local instanceof DisniQueuePair l) || l.node() != this) {
-            throw new IllegalArgumentException("the local queue pair must be one of node " + name);
+            throw new IllegalArgumentException("the local queue pair must be one of node " + name());
         }
-        if (!(remote instanceof DisniQueuePair r) || r.node().fabric() != fabric) {
+        if (!(remote instanceof DisniQueuePair r) || r.node().fabric() != fabric()) {
             throw new IllegalArgumentException("the remote queue pair must be one of a local node of this fabric "
                 + "(a peer's queue pairs are made by its own process: use connect(Node, CompletionQueue))");
         }
@@ -209,12 +165,12 @@ final class DisniNode implements Node {
     public QueuePair connect(Node target, CompletionQueue cq) {
         Objects.requireNonNull(target, "target");
         DisniCompletionQueue dcq = cq(cq, "send");
-        Node resolved = fabric.resolve(target);
-        fabric.ensureOpen();
+        Node resolved = fabric().resolve(target);
+        fabric().ensureOpen();
         InetSocketAddress at;
         if (resolved instanceof DisniNode n) {
             if (n == this) {
-                throw new IllegalArgumentException("cannot connect node " + name + " to itself");
+                throw new IllegalArgumentException("cannot connect node " + name() + " to itself");
             }
             at = new InetSocketAddress(((InetSocketAddress) DisniFabric.parse(n.address())).getAddress(), n.cmPort());
         } else {
@@ -242,16 +198,6 @@ final class DisniNode implements Node {
         queuePairs.remove(qp);
     }
 
-    @Override
-    public void fullFence() {
-        VarHandle.fullFence();
-    }
-
-    @Override
-    public boolean isCrashed() {
-        return false;
-    }
-
     VerbsStatistics statistics() {
         VerbsStatistics s = VerbsStatistics.ZERO;
         for (DisniQueuePair qp : queuePairs) {
@@ -276,12 +222,12 @@ final class DisniNode implements Node {
             compChannel.destroyCompChannel();
             pd.deallocPd();
         } catch (Exception e) {
-            DisniFabric.LOG.fine("closing node " + name + ": " + e);
+            DisniFabric.LOG.fine("closing node " + name() + ": " + e);
         }
     }
 
     @Override
     public String toString() {
-        return "DisniNode{" + name + " id=" + id + " at " + address + ", cm port " + cmPort + '}';
+        return "DisniNode{" + name() + " id=" + id() + " at " + address() + ", cm port " + cmPort + '}';
     }
 }

@@ -1,6 +1,5 @@
 package dev.remora.verbs.ucx;
 
-import dev.remora.verbs.Access;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
@@ -8,7 +7,7 @@ import dev.remora.verbs.QpState;
 import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.WcStatus;
-import dev.remora.verbs.spi.OffHeapRegion;
+import dev.remora.verbs.spi.AbstractLocalNode;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpMemory;
 import org.openucx.jucx.ucp.UcpParams;
@@ -24,7 +23,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.invoke.VarHandle;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -58,7 +56,7 @@ import java.util.logging.Logger;
  * target's CPU: in this provider, the target node's progress.
  */
 @SuppressWarnings("restricted") // the AM upcall stub and its arguments (native memory UCX hands over)
-final class UcxNode implements Node {
+final class UcxNode extends AbstractLocalNode<UcxFabric> {
     private static final Logger LOG = Logger.getLogger(UcxNode.class.getName());
 
     /** Active message ids: a SEND, and the receiver's answer to it. */
@@ -69,11 +67,7 @@ final class UcxNode implements Node {
     private static final long PAGE = 4096;
 
     final ReentrantLock lock = new ReentrantLock();
-    private final UcxFabric fabric;
     private final Ucx ucx;
-    private final int id;
-    private final String name;
-    private final String address;
     private final long incarnation;
     private final ServerSocket listener;
     private final Arena arena = Arena.ofShared();
@@ -104,15 +98,11 @@ final class UcxNode implements Node {
     long fenceEpoch;
     long flushes;
     long keyRequests;
-    private volatile boolean crashed;
     private VerbsStatistics retired = VerbsStatistics.ZERO;
 
     UcxNode(UcxFabric fabric, int id, String name, String address, ServerSocket listener) {
-        this.fabric = fabric;
+        super(fabric, id, name, address);
         this.ucx = fabric.ucx();
-        this.id = id;
-        this.name = name;
-        this.address = address;
         this.listener = listener;
         long inc;
         do {
@@ -197,39 +187,19 @@ final class UcxNode implements Node {
             while (!listener.isClosed()) {
                 try {
                     Socket s = listener.accept();
-                    ControlConnection.accepted(fabric, this, s);
+                    ControlConnection.accepted(fabric(), this, s);
                 } catch (IOException e) {
                     if (!listener.isClosed()) {
-                        LOG.log(Level.FINE, "accept on {0} failed: {1}", new Object[] {address, e});
+                        LOG.log(Level.FINE, "accept on {0} failed: {1}", new Object[] {address(), e});
                     }
                 }
             }
-        }, "remora-ucx-accept-" + name);
+        }, "remora-ucx-accept-" + name());
         t.setDaemon(true);
         t.start();
     }
 
     // ---------------------------------------------------------------- identity
-
-    @Override
-    public int id() {
-        return id;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String address() {
-        return address;
-    }
-
-    @Override
-    public UcxFabric fabric() {
-        return fabric;
-    }
 
     long incarnation() {
         return incarnation;
@@ -258,18 +228,7 @@ final class UcxNode implements Node {
     // ---------------------------------------------------------------- memory
 
     @Override
-    public MemoryRegion allocate(long lengthBytes, int access) {
-        return registerBuffer(OffHeapRegion.allocateBuffer(lengthBytes), access);
-    }
-
-    @Override
-    public MemoryRegion register(ByteBuffer directBuffer, int access) {
-        return registerBuffer(OffHeapRegion.registrable(directBuffer), access);
-    }
-
-    private MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
-        Access.validate(access);
-        fabric.ensureOpen();
+    protected MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
         ensureAlive();
         lock.lock();
         try {
@@ -298,8 +257,8 @@ final class UcxNode implements Node {
     /** Deregistration ({@link UcxRegion#forget()}): peers forget the key, then the mapping goes. */
     void deregister(UcxRegion r) {
         regions.remove(r.key());
-        if (!fabric.isClosed()) {
-            fabric.revoke(this, r.key());
+        if (!fabric().isClosed()) {
+            fabric().revoke(this, r.key());
         }
         lock.lock();
         try {
@@ -314,7 +273,7 @@ final class UcxNode implements Node {
     /** The answer to a peer's KEY request: the region's base, length, access and packed UCX key, or unknown. */
     byte[] keyAnswer(int key) {
         UcxRegion r = regions.get(key);
-        if (r == null || !r.isRegistered() || crashed) {
+        if (r == null || !r.isRegistered() || isCrashed()) {
             return ControlConnection.body(o -> o.writeBoolean(false));
         }
         byte[] packed = r.packedKey().toArray(ValueLayout.JAVA_BYTE);
@@ -330,11 +289,7 @@ final class UcxNode implements Node {
     // ---------------------------------------------------------------- queues
 
     @Override
-    public CompletionQueue createCompletionQueue(int depth) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("completion queue depth must be positive: " + depth);
-        }
-        fabric.ensureOpen();
+    protected CompletionQueue newCompletionQueue(int depth) {
         return new UcxCompletionQueue(this, depth);
     }
 
@@ -348,7 +303,7 @@ final class UcxNode implements Node {
 
     @Override
     public QueuePair createQueuePair(CompletionQueue sendCq, CompletionQueue recvCq) {
-        fabric.ensureOpen();
+        fabric().ensureOpen();
         UcxCompletionQueue s = ownCq(sendCq, "send");
         UcxCompletionQueue r = recvCq == null ? s : ownCq(recvCq, "receive");
         return newQueuePair(s, r);
@@ -370,11 +325,11 @@ final class UcxNode implements Node {
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
         if (!(local instanceof UcxQueuePair l) || l.ucxNode() != this) {
-            throw new IllegalArgumentException("the local queue pair must be one of node " + name);
+            throw new IllegalArgumentException("the local queue pair must be one of node " + name());
         }
-        fabric.ensureOpen();
+        fabric().ensureOpen();
         ensureAlive();
-        Node target = fabric.resolve(remote.node());
+        Node target = fabric().resolve(remote.node());
         if (target == this) {
             throw new IllegalArgumentException("cannot connect two queue pairs of the same node");
         }
@@ -392,7 +347,7 @@ final class UcxNode implements Node {
         }
         UcxPeerNode p = (UcxPeerNode) target;
         // As with rdma_cm: the peer's queue pair is named by its node and number; its process binds it to ours.
-        fabric.connectRemote(this, l, p, remote.qpNumber());
+        fabric().connectRemote(this, l, p, remote.qpNumber());
         bindTo(l, p, remote.qpNumber());
     }
 
@@ -449,8 +404,8 @@ final class UcxNode implements Node {
             if (l.ep.address() != 0) {
                 l.requestLanes = Ucx.requestLanes(ucx.endpointInfo(l.ep));
                 // R6, R7: a fence orders the requests of one lane only (UCX 1.13); more lanes need flushes.
-                l.flushOrdering = fabric.context().ordering() == UcxContext.Ordering.FLUSH
-                    || (fabric.context().ordering() == UcxContext.Ordering.AUTO && l.requestLanes != 1);
+                l.flushOrdering = fabric().context().ordering() == UcxContext.Ordering.FLUSH
+                    || (fabric().context().ordering() == UcxContext.Ordering.AUTO && l.requestLanes != 1);
             }
         } finally {
             lock.unlock();
@@ -459,7 +414,7 @@ final class UcxNode implements Node {
 
     /** How long connecting waits for UCX's wire-up: a peer that takes longer is as good as dead (R20). */
     private long wireUpTimeoutNs() {
-        return Math.min(fabric.context().connectTimeoutNs(), fabric.context().retryTimeoutNs());
+        return Math.min(fabric().context().connectTimeoutNs(), fabric().context().retryTimeoutNs());
     }
 
     private int nextPing = 1;
@@ -480,7 +435,7 @@ final class UcxNode implements Node {
             }
             seq = nextPing++;
             header.set(ValueLayout.JAVA_INT, 0, 0);
-            header.set(ValueLayout.JAVA_INT, 4, id);
+            header.set(ValueLayout.JAVA_INT, 4, id());
             header.set(ValueLayout.JAVA_INT, 8, 0);
             header.set(ValueLayout.JAVA_INT, 12, seq);
             req = (MemorySegment) ucx.amSendNbx.invokeExact(l.ep, AM_SEND, header, (long) UcxWqe.AM_HEADER_BYTES,
@@ -499,7 +454,7 @@ final class UcxNode implements Node {
             return;
         }
         long deadline = System.nanoTime() + wireUpTimeoutNs();
-        while (System.nanoTime() - deadline < 0 && !fabric.isClosed()) {
+        while (System.nanoTime() - deadline < 0 && !fabric().isClosed()) {
             lock.lock();
             try {
                 if (pingsAnswered.remove(seq)) {
@@ -509,7 +464,7 @@ final class UcxNode implements Node {
             } finally {
                 lock.unlock();
             }
-            fabric.wake();
+            fabric().wake();
             LockSupport.parkNanos(20_000);
         }
     }
@@ -530,7 +485,7 @@ final class UcxNode implements Node {
                     ucx.free(request);
                     return st == Ucx.UCS_OK;
                 }
-                if (System.nanoTime() - deadline > 0 || fabric.isClosed()) {
+                if (System.nanoTime() - deadline > 0 || fabric().isClosed()) {
                     answersInFlight.add(new Object[] {request, null}); // freed when it completes
                     return false;
                 }
@@ -538,7 +493,7 @@ final class UcxNode implements Node {
             } finally {
                 lock.unlock();
             }
-            fabric.wake();
+            fabric().wake();
             LockSupport.parkNanos(20_000);
         }
     }
@@ -547,8 +502,8 @@ final class UcxNode implements Node {
     public QueuePair connect(Node target, CompletionQueue cq) {
         Objects.requireNonNull(target, "target");
         UcxCompletionQueue c = ownCq(cq, "send");
-        Node resolved = fabric.resolve(target);
-        fabric.ensureOpen();
+        Node resolved = fabric().resolve(target);
+        fabric().ensureOpen();
         ensureAlive();
         UcxQueuePair qp = newQueuePair(c, c);
         bindTo(qp, resolved, 0);
@@ -567,7 +522,7 @@ final class UcxNode implements Node {
         }
         MemorySegment wa = target instanceof UcxNode n ? n.workerAddressSegment()
             : ((UcxPeerNode) target).workerAddress();
-        l = new UcxLink(this, target.id(), wa, inc, fabric.context().ordering());
+        l = new UcxLink(this, target.id(), wa, inc, fabric().context().ordering());
         links.put(target.id(), l);
         ensureEndpoint(l);
         return l;
@@ -591,7 +546,7 @@ final class UcxNode implements Node {
             int st = (int) ucx.epCreate.invokeExact(workerHandle, params, out);
             if (st != Ucx.UCS_OK) {
                 l.failed = st;
-                LOG.log(Level.WARNING, "ucp_ep_create from {0} to node {1}: {2}", new Object[] {name, l.targetId,
+                LOG.log(Level.WARNING, "ucp_ep_create from {0} to node {1}: {2}", new Object[] {name(), l.targetId,
                     ucx.describe(st)});
                 return false;
             }
@@ -631,7 +586,7 @@ final class UcxNode implements Node {
         }
         k = new UcxLink.KeyRecord(key);
         l.keys.put(key, k);
-        Node target = fabric.nodeOrNull(l.targetId);
+        Node target = fabric().nodeOrNull(l.targetId);
         if (target instanceof UcxNode t) {
             UcxRegion r = t.region(key);
             if (r == null || !r.isRegistered()) {
@@ -717,7 +672,7 @@ final class UcxNode implements Node {
         } finally {
             lock.unlock();
         }
-        fabric.wake();
+        fabric().wake();
     }
 
     /**
@@ -736,7 +691,7 @@ final class UcxNode implements Node {
             if (k != null && k.rkey.address() != 0) {
                 l.retiredKeys.add(k.rkey);
             }
-            if (l.ep.address() != 0 && l.failed == 0 && !crashed) {
+            if (l.ep.address() != 0 && l.failed == 0 && !isCrashed()) {
                 MemorySegment p = (MemorySegment) ucx.epFlushNbx.invokeExact(l.ep, plainParam);
                 flushes++;
                 if (!Ucx.isError(p)) {
@@ -751,7 +706,7 @@ final class UcxNode implements Node {
             lock.unlock();
         }
         if (flush.address() != 0) {
-            awaitRequest(flush, fabric.context().retryTimeoutNs());
+            awaitRequest(flush, fabric().context().retryTimeoutNs());
         }
     }
 
@@ -827,7 +782,7 @@ final class UcxNode implements Node {
      * @return whether anything happened
      */
     boolean service(long now) {
-        if (crashed) {
+        if (isCrashed()) {
             return false; // a crashed node's worker is progressed no more: its peers' requests go unanswered
         }
         boolean any = false;
@@ -856,7 +811,7 @@ final class UcxNode implements Node {
 
     /** A completion queue found nothing: progress here if no other thread is. */
     boolean pollProgress() {
-        if (crashed || !lock.tryLock()) {
+        if (isCrashed() || !lock.tryLock()) {
             return false;
         }
         try {
@@ -946,7 +901,7 @@ final class UcxNode implements Node {
                 }
             }
         } catch (Throwable t) {
-            LOG.log(Level.WARNING, "active message handler of " + name + " failed", t);
+            LOG.log(Level.WARNING, "active message handler of " + name() + " failed", t);
         }
         return Ucx.UCS_OK;
     }
@@ -996,25 +951,9 @@ final class UcxNode implements Node {
 
     // ---------------------------------------------------------------- misc
 
-    @Override
-    public void fullFence() {
-        VarHandle.fullFence();
-    }
-
-    @Override
-    public boolean isCrashed() {
-        return crashed;
-    }
-
-    void ensureAlive() {
-        if (crashed) {
-            throw new IllegalStateException("node " + name + " has crashed");
-        }
-    }
-
     /** Stops answering: the listener closes, the worker is progressed no more, connections go silent. */
     void crash() {
-        crashed = true;
+        markCrashed();
         closeListener();
     }
 
@@ -1188,7 +1127,7 @@ final class UcxNode implements Node {
             } else {
                 // UCX still holds requests that write into this node's memory: leave the worker and memory to the
                 // process's end rather than free what UCX may touch.
-                LOG.log(Level.FINE, "node {0} closed with {1} UCX requests in flight", new Object[] {name,
+                LOG.log(Level.FINE, "node {0} closed with {1} UCX requests in flight", new Object[] {name(),
                     orphans.size() + answersInFlight.size() + closing.size()});
             }
         } catch (RuntimeException | Error e) {
@@ -1202,6 +1141,6 @@ final class UcxNode implements Node {
 
     @Override
     public String toString() {
-        return "UcxNode{" + name + " id=" + id + " at " + address + (crashed ? ", crashed" : "") + '}';
+        return "UcxNode{" + name() + " id=" + id() + " at " + address() + (isCrashed() ? ", crashed" : "") + '}';
     }
 }

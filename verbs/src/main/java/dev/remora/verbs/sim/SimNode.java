@@ -1,14 +1,12 @@
 package dev.remora.verbs.sim;
 
-import dev.remora.verbs.Access;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
-import dev.remora.verbs.spi.OffHeapRegion;
+import dev.remora.verbs.spi.AbstractLocalNode;
 
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -20,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A node of the software fabric. Regions get page-aligned virtual addresses from a per-node bump allocator, with an
  * unmapped guard page between regions so that an off-by-one remote address fails instead of hitting a neighbour.
  */
-final class SimNode implements Node {
+final class SimNode extends AbstractLocalNode<SimFabric> {
     private static final long PAGE = 4096;
     private static final long FIRST_ADDRESS = 0x10_0000L;
     /** Keys are {@code regionIndex << NODE_BITS | nodeId}: unique in the fabric, never reused. */
@@ -29,9 +27,6 @@ final class SimNode implements Node {
     static final int MAX_NODES = 1 << NODE_BITS;
     private static final int MAX_REGIONS = 1 << (31 - NODE_BITS);
 
-    private final SimFabric fabric;
-    private final int id;
-    private final String name;
     /** Regions by key index; copy-on-write so NIC lookups take no lock and allocate nothing. */
     private volatile SimRegion[] regions = new SimRegion[16];
     private int nextRegionIndex = 1;
@@ -39,55 +34,21 @@ final class SimNode implements Node {
     private final AtomicInteger nextQpNumber = new AtomicInteger(1);
     private long nextAddress = FIRST_ADDRESS;
     private VerbsStatistics retiredStatistics = VerbsStatistics.ZERO;
-    private volatile boolean crashed;
 
     SimNode(SimFabric fabric, int id, String name) {
-        this.fabric = fabric;
-        this.id = id;
-        this.name = name;
+        super(fabric, id, name, fabric.providerName() + ":" + name);
     }
 
     @Override
-    public int id() {
-        return id;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String address() {
-        return fabric.providerName() + ":" + name;
-    }
-
-    @Override
-    public SimFabric fabric() {
-        return fabric;
-    }
-
-    @Override
-    public MemoryRegion allocate(long lengthBytes, int access) {
-        return registerBuffer(OffHeapRegion.allocateBuffer(lengthBytes), access);
-    }
-
-    @Override
-    public MemoryRegion register(ByteBuffer directBuffer, int access) {
-        return registerBuffer(OffHeapRegion.registrable(directBuffer), access);
-    }
-
-    private MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
-        Access.validate(access);
-        fabric.ensureOpen();
+    protected MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
         synchronized (this) {
             long address = nextAddress;
             nextAddress += ((buffer.capacity() + PAGE - 1) / PAGE + 1) * PAGE;
             int index = nextRegionIndex++;
             if (index >= MAX_REGIONS) {
-                throw new IllegalStateException("node " + name + " registered more than " + MAX_REGIONS + " regions");
+                throw new IllegalStateException("node " + name() + " registered more than " + MAX_REGIONS + " regions");
             }
-            SimRegion region = new SimRegion(this, buffer, address, (index << NODE_BITS) | id, access);
+            SimRegion region = new SimRegion(this, buffer, address, (index << NODE_BITS) | id(), access);
             SimRegion[] table = regions;
             table = index < table.length ? table.clone() : Arrays.copyOf(table, table.length * 2);
             table[index] = region;
@@ -109,7 +70,7 @@ final class SimNode implements Node {
      * @return the region, or null if the key, range or permission is wrong
      */
     SimRegion check(int key, long addr, long len, int needed) {
-        if ((key & NODE_MASK) != id) {
+        if ((key & NODE_MASK) != id()) {
             return null;
         }
         int index = key >>> NODE_BITS;
@@ -122,17 +83,13 @@ final class SimNode implements Node {
     }
 
     @Override
-    public CompletionQueue createCompletionQueue(int depth) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("completion queue depth must be positive: " + depth);
-        }
-        fabric.ensureOpen();
-        return new SimCompletionQueue(fabric, depth);
+    protected CompletionQueue newCompletionQueue(int depth) {
+        return new SimCompletionQueue(fabric(), depth);
     }
 
     @Override
     public QueuePair createQueuePair(CompletionQueue sendCq, CompletionQueue recvCq) {
-        fabric.ensureOpen();
+        fabric().ensureOpen();
         SimQueuePair qp = new SimQueuePair(this, nextQpNumber.getAndIncrement(), simCq(sendCq, "send"),
             simCq(recvCq, "receive"));
         queuePairs.put(qp.qpNumber(), qp);
@@ -177,7 +134,7 @@ final class SimNode implements Node {
         if (a.node() != this) {
             throw new IllegalArgumentException("the local queue pair belongs to node " + a.node().name());
         }
-        if (b.node().fabric() != fabric) {
+        if (b.node().fabric() != fabric()) {
             throw new IllegalArgumentException("the remote queue pair belongs to another fabric");
         }
         SimQueuePair.connect(a, b);
@@ -194,7 +151,7 @@ final class SimNode implements Node {
     @Override
     public QueuePair connect(Node target, CompletionQueue cq) {
         Objects.requireNonNull(target, "target node");
-        if (target.fabric() != fabric) {
+        if (target.fabric() != fabric()) {
             throw new IllegalArgumentException("node " + target.name() + " belongs to another fabric");
         }
         SimQueuePair local = (SimQueuePair) createQueuePair(cq, cq);
@@ -203,32 +160,17 @@ final class SimNode implements Node {
         return local;
     }
 
-    @Override
-    public void fullFence() {
-        VarHandle.fullFence();
-    }
-
-    @Override
-    public boolean isCrashed() {
-        return crashed;
-    }
 
     /**
      * Crashes the node: from now on requests addressed to it complete with RETRY_EXC_ERR after the retry timeout,
      * and its own threads can no longer post. Its memory stays as it was.
      */
     void crash() {
-        crashed = true;
-    }
-
-    void ensureAlive() {
-        if (crashed) {
-            throw new IllegalStateException("node " + name + " has crashed");
-        }
+        markCrashed();
     }
 
     @Override
     public String toString() {
-        return name + "#" + id + (crashed ? " (crashed)" : "");
+        return name() + "#" + id() + (isCrashed() ? " (crashed)" : "");
     }
 }

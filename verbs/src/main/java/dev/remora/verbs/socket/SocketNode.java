@@ -1,15 +1,13 @@
 package dev.remora.verbs.socket;
 
-import dev.remora.verbs.Access;
 import dev.remora.verbs.CompletionQueue;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.QueuePair;
 import dev.remora.verbs.VerbsStatistics;
-import dev.remora.verbs.spi.OffHeapRegion;
+import dev.remora.verbs.spi.AbstractLocalNode;
 
 import java.io.IOException;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.util.Map;
@@ -22,27 +20,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A local node of the socket fabric: its memory is off-heap memory of this process, it listens for peers at
  * {@link #address()}, and the fabric's service thread answers their one-sided verbs on its regions.
  */
-final class SocketNode implements Node {
+final class SocketNode extends AbstractLocalNode<SocketFabric> {
     private static final long PAGE = 4096;
 
-    private final SocketFabric fabric;
-    private final int id;
-    private final String name;
-    private final String address;
     private final long incarnation;
     private final ServerSocketChannel listener;
     private final RegionTable regions = new RegionTable();
     private final Map<Integer, SocketQueuePair> queuePairs = new ConcurrentHashMap<>();
     private final AtomicInteger nextQpn = new AtomicInteger(1);
     private long nextAddress;
-    private volatile boolean crashed;
     private VerbsStatistics retired = VerbsStatistics.ZERO;
 
     SocketNode(SocketFabric fabric, int id, String name, String address, ServerSocketChannel listener) {
-        this.fabric = fabric;
-        this.id = id;
-        this.name = name;
-        this.address = address;
+        super(fabric, id, name, address);
         this.listener = listener;
         long inc;
         do {
@@ -51,26 +41,6 @@ final class SocketNode implements Node {
         this.incarnation = inc;
         // Virtual addresses differ between incarnations too, so an old address is unlikely to fall in a new region.
         this.nextAddress = (1L << 44) + (ThreadLocalRandom.current().nextLong(1L << 20) << 24);
-    }
-
-    @Override
-    public int id() {
-        return id;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String address() {
-        return address;
-    }
-
-    @Override
-    public SocketFabric fabric() {
-        return fabric;
     }
 
     long incarnation() {
@@ -82,18 +52,7 @@ final class SocketNode implements Node {
     }
 
     @Override
-    public MemoryRegion allocate(long lengthBytes, int access) {
-        return registerBuffer(OffHeapRegion.allocateBuffer(lengthBytes), access);
-    }
-
-    @Override
-    public MemoryRegion register(ByteBuffer directBuffer, int access) {
-        return registerBuffer(OffHeapRegion.registrable(directBuffer), access);
-    }
-
-    private MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
-        Access.validate(access);
-        fabric.ensureOpen();
+    protected MemoryRegion registerBuffer(ByteBuffer buffer, int access) {
         synchronized (this) {
             long addr = nextAddress;
             nextAddress += ((buffer.capacity() + PAGE - 1) / PAGE + 1) * PAGE;
@@ -104,17 +63,13 @@ final class SocketNode implements Node {
     }
 
     @Override
-    public CompletionQueue createCompletionQueue(int depth) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("completion queue depth must be positive: " + depth);
-        }
-        fabric.ensureOpen();
-        return new SocketCompletionQueue(fabric, depth);
+    protected CompletionQueue newCompletionQueue(int depth) {
+        return new SocketCompletionQueue(fabric(), depth);
     }
 
     @Override
     public QueuePair createQueuePair(CompletionQueue sendCq, CompletionQueue recvCq) {
-        fabric.ensureOpen();
+        fabric().ensureOpen();
         return newQueuePair(socketCq(sendCq, "send"), recvCq == null ? null : socketCq(recvCq, "receive"));
     }
 
@@ -160,9 +115,9 @@ final class SocketNode implements Node {
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
         if (!(local instanceof SocketQueuePair l) || l.socketNode() != this) {
-            throw new IllegalArgumentException("the local queue pair must be one of node " + name);
+            throw new IllegalArgumentException("the local queue pair must be one of node " + name());
         }
-        Node target = fabric.resolve(remote.node());
+        Node target = fabric().resolve(remote.node());
         if (target == this) {
             throw new IllegalArgumentException("cannot connect two queue pairs of the same node");
         }
@@ -171,40 +126,24 @@ final class SocketNode implements Node {
         }
         // As with rdma_cm: the peer's queue pair is named by its node's address and its number, exchanged out of band;
         // the peer's process binds the connection to it.
-        fabric.connectQueuePair(this, l, target, remote.qpNumber());
+        fabric().connectQueuePair(this, l, target, remote.qpNumber());
     }
 
     @Override
     public QueuePair connect(Node target, CompletionQueue cq) {
         Objects.requireNonNull(target, "target");
         SocketCompletionQueue scq = socketCq(cq, "send");
-        Node resolved = fabric.resolve(target);
-        fabric.ensureOpen();
+        Node resolved = fabric().resolve(target);
+        fabric().ensureOpen();
         ensureAlive();
         SocketQueuePair qp = newQueuePair(scq, scq);
-        fabric.connectQueuePair(this, qp, resolved, -1);
+        fabric().connectQueuePair(this, qp, resolved, -1);
         return qp;
-    }
-
-    @Override
-    public void fullFence() {
-        VarHandle.fullFence();
-    }
-
-    @Override
-    public boolean isCrashed() {
-        return crashed;
-    }
-
-    void ensureAlive() {
-        if (crashed) {
-            throw new IllegalStateException("node " + name + " has crashed");
-        }
     }
 
     /** Stops answering: the listener closes and every connection of this node goes silent (peers time out). */
     void crash() {
-        crashed = true;
+        markCrashed();
         try {
             listener.close();
         } catch (IOException ignored) {
@@ -236,6 +175,6 @@ final class SocketNode implements Node {
 
     @Override
     public String toString() {
-        return "SocketNode{" + name + " id=" + id + " at " + address + (crashed ? ", crashed" : "") + '}';
+        return "SocketNode{" + name() + " id=" + id() + " at " + address() + (isCrashed() ? ", crashed" : "") + '}';
     }
 }
