@@ -1,8 +1,10 @@
 package dev.remora.verbs.disni;
 
+import dev.remora.verbs.spi.FabricProperties;
+
+import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * Settings of a DiSNI fabric, also accepted as {@link dev.remora.verbs.Fabric#open} properties under the names of
@@ -44,10 +46,6 @@ public final class DisniContext {
     /** Property name of {@link #connectTimeoutMs(int)}. */
     public static final String CONNECT_TIMEOUT_MS_PROP_NAME = "connectTimeoutMs";
 
-    private static final Set<String> NAMES = Set.of(HOST_PROP_NAME, PORT_PROP_NAME, SECRET_PROP_NAME,
-        SEND_QUEUE_DEPTH_PROP_NAME, RECV_QUEUE_DEPTH_PROP_NAME, MAX_INLINE_BYTES_PROP_NAME, RETRY_COUNT_PROP_NAME,
-        RNR_RETRY_COUNT_PROP_NAME, CONNECT_TIMEOUT_MS_PROP_NAME);
-
     /** Environment variable giving the default {@link #host(String)}: the RDMA interface's address. */
     public static final String HOST_ENV = "REMORA_DISNI_HOST";
 
@@ -74,29 +72,17 @@ public final class DisniContext {
      */
     public static DisniContext fromProperties(Map<String, String> properties) {
         DisniContext c = new DisniContext();
-        for (Map.Entry<String, String> e : properties.entrySet()) {
-            String k = e.getKey();
-            String v = e.getValue();
-            if (!NAMES.contains(k)) {
-                throw new IllegalArgumentException("unknown disni fabric property '" + k + "' (known: "
-                    + new TreeSet<>(NAMES) + ")");
-            }
-            try {
-                switch (k) {
-                    case HOST_PROP_NAME -> c.host(v);
-                    case PORT_PROP_NAME -> c.port(Integer.parseInt(v));
-                    case SECRET_PROP_NAME -> c.secret(v);
-                    case SEND_QUEUE_DEPTH_PROP_NAME -> c.sendQueueDepth(Integer.parseInt(v));
-                    case RECV_QUEUE_DEPTH_PROP_NAME -> c.recvQueueDepth(Integer.parseInt(v));
-                    case MAX_INLINE_BYTES_PROP_NAME -> c.maxInlineBytes(Integer.parseInt(v));
-                    case RETRY_COUNT_PROP_NAME -> c.retryCount(Integer.parseInt(v));
-                    case RNR_RETRY_COUNT_PROP_NAME -> c.rnrRetryCount(Integer.parseInt(v));
-                    default -> c.connectTimeoutMs(Integer.parseInt(v));
-                }
-            } catch (NumberFormatException ex) {
-                throw new IllegalArgumentException("disni fabric property " + k + "=" + v + " is not a number", ex);
-            }
-        }
+        Map<String, Consumer<String>> setters = new HashMap<>();
+        setters.put(HOST_PROP_NAME, c::host);
+        setters.put(PORT_PROP_NAME, v -> c.port(Integer.parseInt(v)));
+        setters.put(SECRET_PROP_NAME, c::secret);
+        setters.put(SEND_QUEUE_DEPTH_PROP_NAME, v -> c.sendQueueDepth(Integer.parseInt(v)));
+        setters.put(RECV_QUEUE_DEPTH_PROP_NAME, v -> c.recvQueueDepth(Integer.parseInt(v)));
+        setters.put(MAX_INLINE_BYTES_PROP_NAME, v -> c.maxInlineBytes(Integer.parseInt(v)));
+        setters.put(RETRY_COUNT_PROP_NAME, v -> c.retryCount(Integer.parseInt(v)));
+        setters.put(RNR_RETRY_COUNT_PROP_NAME, v -> c.rnrRetryCount(Integer.parseInt(v)));
+        setters.put(CONNECT_TIMEOUT_MS_PROP_NAME, v -> c.connectTimeoutMs(Integer.parseInt(v)));
+        FabricProperties.apply(DisniFabricProvider.NAME, properties, setters);
         return c;
     }
 
