@@ -9,6 +9,7 @@ import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
+import dev.remora.verbs.spi.ProcessNodes;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
 
@@ -20,8 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,8 +57,7 @@ public final class DisniFabric implements Fabric {
     private final SocketFabric control;
     private final RdmaEventChannel channel;
     private final Thread cmThread;
-    private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
-    private final List<DisniNode> locals = new CopyOnWriteArrayList<>();
+    private final ProcessNodes<DisniNode, DisniPeerNode> nodes = new ProcessNodes<>(DisniFabricProvider.NAME);
     /** CM ids waiting for an event, by libdisni's handle. */
     private final Map<Long, CompletableFuture<RdmaCmEvent.EventType>> waiting = new ConcurrentHashMap<>();
     /** Queue pairs of this process waiting for a peer's connect request, by the peer's source address. */
@@ -131,7 +129,7 @@ public final class DisniFabric implements Fabric {
     public synchronized Node addNode(String name) {
         ensureOpen();
         Node s = control.addNode(name);
-        InetSocketAddress at = (InetSocketAddress) parse(s.address());
+        InetSocketAddress at = parse(s.address());
         DisniNode n;
         try {
             n = DisniNode.create(this, s.id(), name, s.address(), at.getAddress());
@@ -140,18 +138,15 @@ public final class DisniFabric implements Fabric {
                 + e.getMessage() + " (is " + context.host() + " the address of an RDMA interface?)", e);
         }
         this.control.publish(CM_PORT_NAME + s.address(), new RemoteAddress(s.id(), 0, n.cmPort()));
-        locals.add(n);
-        nodes.put(n.id(), n);
-        return n;
+        return nodes.addLocal(n);
     }
 
-    static SocketAddress parse(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        return new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1)));
+    /**
+     * @param address a node's address ({@code host:port}, as the control channel's node has it)
+     * @return it resolved
+     */
+    InetSocketAddress parse(String address) {
+        return nodes.parse(address);
     }
 
     @Override
@@ -171,19 +166,16 @@ public final class DisniFabric implements Fabric {
                 return known;
             }
             RemoteAddress cm = control.lookup(CM_PORT_NAME + peer.address());
-            InetSocketAddress at = (InetSocketAddress) parse(peer.address());
-            DisniPeerNode p = new DisniPeerNode(this, peer.id(), peer.name(), peer.address(),
-                new InetSocketAddress(at.getAddress(), (int) cm.address()));
-            nodes.put(p.id(), p);
-            return p;
+            InetSocketAddress at = parse(peer.address());
+            return nodes.addPeer(new DisniPeerNode(this, peer.id(), peer.name(), peer.address(),
+                new InetSocketAddress(at.getAddress(), (int) cm.address())));
         }
     }
 
     @Override
     public void publish(String name, RemoteAddress address) {
         ensureOpen();
-        Node n = nodes.get(address.nodeId());
-        if (!(n instanceof DisniNode)) {
+        if (!nodes.isLocal(address.nodeId())) {
             throw new IllegalArgumentException("cannot publish '" + name + "' at " + address + ": node "
                 + address.nodeId() + " is not a local node of this fabric");
         }
@@ -202,32 +194,22 @@ public final class DisniFabric implements Fabric {
 
     @Override
     public Node node(int id) {
-        Node n = nodes.get(id);
-        if (n == null) {
-            throw new IllegalArgumentException("no node with id " + id + " in this fabric (reach a peer with "
-                + "connect(address) first)");
-        }
-        return n;
+        return nodes.node(id);
     }
 
     @Override
     public List<Node> nodes() {
-        return List.copyOf(nodes.values());
+        return nodes.snapshot();
     }
 
     /**
-     * The node of this fabric a handle stands for.
+     * The node of this fabric a handle stands for ({@link ProcessNodes#resolve}).
      *
      * @param node a handle
      * @return this fabric's node
      */
     Node resolve(Node node) {
-        Node known = nodes.get(node.id());
-        if (known != null && known.address().equals(node.address())) {
-            return known;
-        }
-        throw new IllegalArgumentException("node " + node.name() + " at " + node.address() + " is not known to this "
-            + "fabric: connect(\"" + node.address() + "\") first");
+        return nodes.resolve(node, this);
     }
 
     /**
@@ -339,7 +321,7 @@ public final class DisniFabric implements Fabric {
     }
 
     private void onConnectRequest(RdmaCmId listener, RdmaCmId id) throws IOException {
-        for (DisniNode n : locals) {
+        for (DisniNode n : nodes.locals()) {
             if (n.listens(listener)) {
                 DisniQueuePair bound = bindings.remove(id.getDestination());
                 n.accept(id, bound);
@@ -352,7 +334,7 @@ public final class DisniFabric implements Fabric {
     @Override
     public VerbsStatistics statistics() {
         VerbsStatistics s = VerbsStatistics.ZERO;
-        for (DisniNode n : locals) {
+        for (DisniNode n : nodes.locals()) {
             s = s.plus(n.statistics());
         }
         return s;
@@ -380,7 +362,7 @@ public final class DisniFabric implements Fabric {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (DisniNode n : locals) {
+        for (DisniNode n : nodes.locals()) {
             n.closeAll();
         }
         try {
@@ -398,6 +380,6 @@ public final class DisniFabric implements Fabric {
 
     @Override
     public String toString() {
-        return "DisniFabric{local=" + locals + ", " + context + '}';
+        return "DisniFabric{local=" + nodes.locals() + ", " + context + '}';
     }
 }

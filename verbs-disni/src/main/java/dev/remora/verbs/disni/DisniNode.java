@@ -157,8 +157,8 @@ final class DisniNode extends AbstractLocalNode<DisniFabric> {
         if (l.state() != QpState.RESET || r.state() != QpState.RESET) {
             throw new IllegalStateException("both queue pairs must be in RESET");
         }
-        l.connectTo(target.id(), new InetSocketAddress(((InetSocketAddress) DisniFabric.parse(target.address()))
-            .getAddress(), target.cmPort()), r);
+        l.connectTo(target.id(), new InetSocketAddress(fabric().parse(target.address()).getAddress(),
+            target.cmPort()), r);
     }
 
     @Override
@@ -172,7 +172,7 @@ final class DisniNode extends AbstractLocalNode<DisniFabric> {
             if (n == this) {
                 throw new IllegalArgumentException("cannot connect node " + name() + " to itself");
             }
-            at = new InetSocketAddress(((InetSocketAddress) DisniFabric.parse(n.address())).getAddress(), n.cmPort());
+            at = new InetSocketAddress(fabric().parse(n.address()).getAddress(), n.cmPort());
         } else {
             at = ((DisniPeerNode) resolved).cmAddress();
         }

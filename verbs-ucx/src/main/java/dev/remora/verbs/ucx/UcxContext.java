@@ -2,7 +2,6 @@ package dev.remora.verbs.ucx;
 
 import dev.remora.verbs.spi.NetworkContext;
 
-import java.net.InetAddress;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -143,12 +142,6 @@ public final class UcxContext extends NetworkContext<UcxContext> {
     @Override
     protected byte[] secretBytes() {
         return super.secretBytes();
-    }
-
-    /** @return the resolved listening address (for this package's connection managers) */
-    @Override
-    protected InetAddress bindAddress() {
-        return super.bindAddress();
     }
 
     /** @return how WRITEs are kept ahead of later requests */

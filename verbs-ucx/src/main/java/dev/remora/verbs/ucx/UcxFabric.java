@@ -5,6 +5,7 @@ import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.spi.Directory;
+import dev.remora.verbs.spi.ProcessNodes;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -12,12 +13,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -25,8 +23,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
@@ -72,9 +68,7 @@ public final class UcxFabric implements Fabric {
     private final Ucx ucx;
     private final Arena arena = Arena.ofShared();
     private final Directory directory = new Directory();
-    private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
-    private final List<UcxNode> locals = new CopyOnWriteArrayList<>();
-    private final List<UcxPeerNode> peers = new CopyOnWriteArrayList<>();
+    private final ProcessNodes<UcxNode, UcxPeerNode> nodes = new ProcessNodes<>(UcxFabricProvider.NAME);
     private final Set<ControlConnection> connections = ConcurrentHashMap.newKeySet();
     private final int epollFd;
     private final int wakeFd;
@@ -170,110 +164,38 @@ public final class UcxFabric implements Fabric {
     @Override
     public synchronized Node addNode(String name) {
         ensureOpen();
-        Objects.requireNonNull(name, "name");
-        for (UcxNode n : locals) {
-            if (n.name().equals(name)) {
-                throw new IllegalArgumentException("a node named '" + name + "' already exists");
-            }
-        }
-        int port = context.port() == 0 ? 0 : context.port() + locals.size();
-        ServerSocket server;
-        try {
-            server = new ServerSocket();
+        UcxNode node = nodes.addLocal(name, context, at -> {
+            ServerSocket server = new ServerSocket();
             server.setReuseAddress(true);
-            server.bind(new InetSocketAddress(context.bindAddress(), port), 64);
-        } catch (IOException e) {
-            throw new IllegalStateException("node " + name + " cannot listen on " + context.host() + ":" + port + ": "
-                + e.getMessage(), e);
-        }
-        int bound = server.getLocalPort();
-        int id = nodeId(context.bindAddress(), bound);
-        String address = hostPort(context.bindAddress(), bound);
-        Node clash = nodes.get(id);
-        if (clash != null) {
-            close(server);
-            throw new IllegalStateException("node " + name + " at " + address + " would get id " + id + ", which "
-                + clash.name() + " at " + clash.address() + " has");
-        }
-        UcxNode node;
-        try {
-            node = new UcxNode(this, id, name, address, server);
-        } catch (RuntimeException e) {
-            close(server);
-            throw e;
-        }
-        watch(node.eventFd(), id);
-        locals.add(node);
-        nodes.put(id, node);
+            server.bind(at, 64);
+            return server;
+        }, ServerSocket::getLocalPort, (id, address, server) -> {
+            UcxNode n = new UcxNode(this, id, name, address, server);
+            watch(n.eventFd(), id);
+            return n;
+        });
         node.startAccepting();
         return node;
-    }
-
-    /**
-     * The fabric-wide id of a node listening at an address: the low 15 bits of an IPv4 address (a hash for IPv6)
-     * above the 16 bits of the port, as in the socket fabric.
-     */
-    static int nodeId(InetAddress host, int port) {
-        byte[] a = host.getAddress();
-        int hostBits = host instanceof Inet4Address ? ((a[2] & 0x7F) << 8) | (a[3] & 0xFF)
-            : Arrays.hashCode(a) & 0x7FFF;
-        return (hostBits << 16) | port;
-    }
-
-    private static String hostPort(InetAddress a, int port) {
-        String h = a.getHostAddress();
-        return (a instanceof Inet4Address ? h : "[" + h + "]") + ":" + port;
-    }
-
-    private static InetSocketAddress parse(String address) {
-        Objects.requireNonNull(address, "address");
-        int colon = address.lastIndexOf(':');
-        if (colon <= 0 || colon == address.length() - 1) {
-            throw new IllegalArgumentException("'" + address + "' is not a ucx fabric address (host:port)");
-        }
-        String host = address.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + address + "' has no port number", e);
-        }
-        if (port <= 0 || port > 65535) {
-            throw new IllegalArgumentException("'" + address + "': port " + port + " outside 1..65535");
-        }
-        try {
-            return new InetSocketAddress(InetAddress.getByName(host), port);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalArgumentException("'" + address + "': unknown host " + host, e);
-        }
     }
 
     @Override
     public Node connect(String address) {
         ensureOpen();
-        InetSocketAddress target = parse(address);
-        String canonical = hostPort(target.getAddress(), target.getPort());
-        for (UcxNode n : locals) {
-            if (n.address().equals(canonical)) {
-                return n;
-            }
+        InetSocketAddress target = nodes.parse(address);
+        String canonical = ProcessNodes.address(target.getAddress(), target.getPort());
+        UcxNode local = nodes.localAt(canonical);
+        if (local != null) {
+            return local;
         }
         synchronized (this) {
-            for (UcxPeerNode p : peers) {
-                if (p.address().equals(canonical) && p.control() != null && !p.control().isClosed()) {
-                    return p;
-                }
+            UcxPeerNode known = nodes.peerAt(canonical, p -> p.control() != null && !p.control().isClosed());
+            if (known != null) {
+                return known;
             }
-            if (locals.isEmpty()) {
-                throw new IllegalStateException("cannot connect to " + canonical + ": add a local node first (it "
-                    + "names this process to its peers)");
-            }
+            UcxNode self = nodes.anyLocal("connect to " + canonical);
             ControlConnection c;
             try {
-                c = ControlConnection.dial(this, locals.get(0), target);
+                c = ControlConnection.dial(this, self, target);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot connect to " + canonical + ": " + e.getMessage(), e);
             }
@@ -310,31 +232,16 @@ public final class UcxFabric implements Fabric {
             }
             return p;
         }
-        UcxPeerNode p = new UcxPeerNode(this, info, c);
-        nodes.put(p.id(), p);
-        peers.add(p);
-        return p;
+        return nodes.addPeer(new UcxPeerNode(this, info, c));
     }
 
     void forgetConnection(ControlConnection c) {
         connections.remove(c);
     }
 
-    /**
-     * The node of this fabric a handle stands for: the handle itself, or (for a handle that wraps a peer, as a test
-     * harness's does) the node this fabric knows with the same id and address.
-     */
+    /** The node of this fabric a handle stands for ({@link ProcessNodes#resolve}). */
     Node resolve(Node node) {
-        Objects.requireNonNull(node, "node");
-        if (node.fabric() == this) {
-            return node;
-        }
-        Node known = nodes.get(node.id());
-        if (known != null && known.address().equals(node.address())) {
-            return known;
-        }
-        throw new IllegalArgumentException("node " + node.name() + " at " + node.address() + " is not known to this "
-            + "fabric: connect(\"" + node.address() + "\") first");
+        return nodes.resolve(node, this);
     }
 
     Node nodeOrNull(int id) {
@@ -343,16 +250,12 @@ public final class UcxFabric implements Fabric {
 
     @Override
     public Node node(int id) {
-        Node n = nodes.get(id);
-        if (n == null) {
-            throw new IllegalArgumentException("no node with id " + id + " (known: " + nodes.keySet() + ")");
-        }
-        return n;
+        return nodes.node(id);
     }
 
     @Override
     public List<Node> nodes() {
-        return List.copyOf(nodes.values());
+        return nodes.snapshot();
     }
 
     // ---------------------------------------------------------------- queue pairs between processes
@@ -411,7 +314,7 @@ public final class UcxFabric implements Fabric {
                 answers.add(c.ask(ControlConnection.INVALIDATE, body));
             }
         }
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             n.invalidate(owner.id(), key);
         }
         long deadline = System.nanoTime() + context.retryTimeoutNs();
@@ -429,7 +332,7 @@ public final class UcxFabric implements Fabric {
 
     /** A peer revoked one of its keys (INVALIDATE): every local node forgets it. */
     void invalidate(int peerNodeId, int key) {
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             n.invalidate(peerNodeId, key);
         }
     }
@@ -439,7 +342,7 @@ public final class UcxFabric implements Fabric {
     @Override
     public void publish(String name, RemoteAddress address) {
         ensureOpen();
-        directory.publish(name, address, id -> nodes.get(id) instanceof UcxNode);
+        directory.publish(name, address, nodes::isLocal);
     }
 
     @Override
@@ -469,7 +372,7 @@ public final class UcxFabric implements Fabric {
         }
         List<String> asked = new ArrayList<>();
         List<String> silent = new ArrayList<>();
-        for (UcxPeerNode p : peers) {
+        for (UcxPeerNode p : nodes.peers()) {
             ControlConnection c = p.control();
             if (c == null || c.isClosed()) {
                 continue;
@@ -557,7 +460,7 @@ public final class UcxFabric implements Fabric {
             while (!closed) {
                 long now = System.nanoTime();
                 boolean any = false;
-                for (UcxNode n : locals) {
+                for (UcxNode n : nodes.locals()) {
                     if (n.isCrashed()) {
                         continue;
                     }
@@ -579,7 +482,7 @@ public final class UcxFabric implements Fabric {
                 sleeping = true;
                 boolean armed = true;
                 boolean waiting = false;
-                for (UcxNode n : locals) {
+                for (UcxNode n : nodes.locals()) {
                     if (n.isCrashed()) {
                         continue;
                     }
@@ -621,7 +524,7 @@ public final class UcxFabric implements Fabric {
     @Override
     public VerbsStatistics statistics() {
         VerbsStatistics s = VerbsStatistics.ZERO;
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             s = s.plus(n.statistics());
         }
         return s;
@@ -636,7 +539,7 @@ public final class UcxFabric implements Fabric {
         long fences = 0;
         long flushes = 0;
         long keys = 0;
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             long[] c = n.ucxCounters();
             fences += c[0];
             flushes += c[1];
@@ -653,7 +556,7 @@ public final class UcxFabric implements Fabric {
      */
     public Map<String, Map<Integer, String>> endpoints() {
         Map<String, Map<Integer, String>> out = new java.util.LinkedHashMap<>();
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             out.put(n.name(), n.endpoints());
         }
         return out;
@@ -714,24 +617,24 @@ public final class UcxFabric implements Fabric {
             c.close("fabric closed");
         }
         // In phases over all nodes, so that no worker is destroyed while another still has something for it.
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             n.closeQueues();
         }
         drainAll(TimeUnit.MILLISECONDS.toNanos(300));
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             n.closeEndpoints();
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
         boolean closedAll = false;
         while (!closedAll && System.nanoTime() - deadline < 0) {
             closedAll = true;
-            for (UcxNode n : locals) {
+            for (UcxNode n : nodes.locals()) {
                 n.progressOnce();
                 closedAll &= n.endpointsClosed();
             }
         }
         drainAll(TimeUnit.MILLISECONDS.toNanos(100));
-        for (UcxNode n : locals) {
+        for (UcxNode n : nodes.locals()) {
             try {
                 n.destroy();
             } catch (RuntimeException e) {
@@ -759,23 +662,15 @@ public final class UcxFabric implements Fabric {
         int quiet = 0;
         while (quiet < 100 && System.nanoTime() - deadline < 0) {
             int p = 0;
-            for (UcxNode n : locals) {
+            for (UcxNode n : nodes.locals()) {
                 p += n.progressOnce();
             }
             quiet = p == 0 ? quiet + 1 : 0;
         }
     }
 
-    private static void close(ServerSocket s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // failed anyway
-        }
-    }
-
     @Override
     public String toString() {
-        return "UcxFabric{local=" + locals + ", peers=" + peers + ", " + context + '}';
+        return "UcxFabric{" + nodes + ", " + context + '}';
     }
 }

@@ -2,7 +2,6 @@ package dev.remora.verbs.socket;
 
 import dev.remora.verbs.spi.NetworkContext;
 
-import java.net.InetAddress;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -75,12 +74,6 @@ public final class SocketContext extends NetworkContext<SocketContext> {
     @Override
     protected byte[] secretBytes() {
         return super.secretBytes();
-    }
-
-    /** @return the resolved listening address (for this package's listeners) */
-    @Override
-    protected InetAddress bindAddress() {
-        return super.bindAddress();
     }
 
     @Override

@@ -5,10 +5,9 @@ import dev.remora.verbs.Node;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.VerbsStatistics;
 import dev.remora.verbs.spi.Directory;
+import dev.remora.verbs.spi.ProcessNodes;
 
 import java.io.IOException;
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
@@ -16,13 +15,10 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -59,9 +55,7 @@ public final class SocketFabric implements Fabric {
     private final Handshake handshake;
     private final ServiceLoop loop;
     private final Directory directory = new Directory();
-    private final Map<Integer, Node> nodes = new ConcurrentSkipListMap<>();
-    private final List<SocketNode> locals = new CopyOnWriteArrayList<>();
-    private final List<PeerNode> peers = new CopyOnWriteArrayList<>();
+    private final ProcessNodes<SocketNode, PeerNode> nodes = new ProcessNodes<>(SocketFabricProvider.NAME);
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<SocketQueuePair> broken = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -118,110 +112,41 @@ public final class SocketFabric implements Fabric {
     @Override
     public synchronized Node addNode(String name) {
         ensureOpen();
-        Objects.requireNonNull(name, "name");
-        for (SocketNode n : locals) {
-            if (n.name().equals(name)) {
-                throw new IllegalArgumentException("a node named '" + name + "' already exists");
-            }
-        }
-        int port = context.port() == 0 ? 0 : context.port() + locals.size();
-        ServerSocketChannel server;
-        try {
-            server = ServerSocketChannel.open();
+        SocketNode node = nodes.addLocal(name, context, at -> {
+            ServerSocketChannel server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(context.bindAddress(), port), 256);
+            server.bind(at, 256);
             server.configureBlocking(false);
-        } catch (IOException e) {
-            throw new IllegalStateException("node " + name + " cannot listen on " + context.host() + ":" + port + ": "
-                + e.getMessage(), e);
-        }
-        int bound = server.socket().getLocalPort();
-        int id = nodeId(context.bindAddress(), bound);
-        String address = hostPort(context.bindAddress(), bound);
-        Node clash = nodes.get(id);
-        if (clash != null) {
-            close(server);
-            throw new IllegalStateException("node " + name + " at " + address + " would get id " + id + ", which "
-                + clash.name() + " at " + clash.address() + " has");
-        }
-        SocketNode node = new SocketNode(this, id, name, address, server);
-        locals.add(node);
-        nodes.put(id, node);
-        loop.listen(server, node);
+            return server;
+        }, server -> server.socket().getLocalPort(), (id, address, server) -> new SocketNode(this, id, name, address,
+            server));
+        loop.listen(node.listener(), node);
         return node;
     }
 
     /**
-     * The fabric-wide id of a node listening at an address: the low 15 bits of an IPv4 address (a hash for IPv6)
-     * above the 16 bits of the port.
-     *
-     * @param host the listening address
-     * @param port the port
-     * @return a non-negative id
+     * @param address a node's address, {@code host:port}
+     * @return it resolved
+     * @throws IllegalArgumentException if it is malformed or its host unknown
      */
-    static int nodeId(InetAddress host, int port) {
-        byte[] a = host.getAddress();
-        int hostBits;
-        if (host instanceof Inet4Address) {
-            hostBits = ((a[2] & 0x7F) << 8) | (a[3] & 0xFF);
-        } else {
-            hostBits = java.util.Arrays.hashCode(a) & 0x7FFF;
-        }
-        return (hostBits << 16) | port;
-    }
-
-    private static String hostPort(InetAddress a, int port) {
-        String h = a.getHostAddress();
-        return (a instanceof Inet4Address ? h : "[" + h + "]") + ":" + port;
-    }
-
-    static InetSocketAddress parse(String address) {
-        Objects.requireNonNull(address, "address");
-        int colon = address.lastIndexOf(':');
-        if (colon <= 0 || colon == address.length() - 1) {
-            throw new IllegalArgumentException("'" + address + "' is not a socket fabric address (host:port)");
-        }
-        String host = address.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + address + "' has no port number", e);
-        }
-        if (port <= 0 || port > 65535) {
-            throw new IllegalArgumentException("'" + address + "': port " + port + " outside 1..65535");
-        }
-        try {
-            return new InetSocketAddress(InetAddress.getByName(host), port);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalArgumentException("'" + address + "': unknown host " + host, e);
-        }
-    }
-
-    private static String canonical(String address) {
-        InetSocketAddress a = parse(address);
-        return hostPort(a.getAddress(), a.getPort());
+    InetSocketAddress parse(String address) {
+        return nodes.parse(address);
     }
 
     @Override
     public Node connect(String address) {
         ensureOpen();
-        String canonical = canonical(address);
-        for (SocketNode n : locals) {
-            if (n.address().equals(canonical)) {
-                return n;
-            }
+        String canonical = nodes.canonical(address);
+        SocketNode local = nodes.localAt(canonical);
+        if (local != null) {
+            return local;
         }
         synchronized (this) {
-            for (PeerNode p : peers) {
-                if (p.address().equals(canonical)) {
-                    return p;
-                }
+            PeerNode known = nodes.peerAt(canonical, p -> true);
+            if (known != null) {
+                return known;
             }
-            SocketNode self = anyLocal("connect to " + canonical);
+            SocketNode self = nodes.anyLocal("connect to " + canonical);
             Connection c;
             Connection.Welcome w;
             try {
@@ -236,25 +161,14 @@ public final class SocketFabric implements Fabric {
                 throw new IllegalStateException("node " + w.peerName() + " at " + canonical + " has id "
                     + w.peerNodeId() + ", which " + clash.name() + " at " + clash.address() + " has already");
             }
-            PeerNode p = new PeerNode(this, w.peerNodeId(), w.peerName(), canonical, w.incarnation(), c);
-            peers.add(p);
-            nodes.put(p.id(), p);
-            return p;
+            return nodes.addPeer(new PeerNode(this, w.peerNodeId(), w.peerName(), canonical, w.incarnation(), c));
         }
-    }
-
-    private SocketNode anyLocal(String what) {
-        if (locals.isEmpty()) {
-            throw new IllegalStateException("cannot " + what + ": add a local node first (it names this process to "
-                + "its peers)");
-        }
-        return locals.get(0);
     }
 
     /** Opens a connection and registers it with the service thread; the handshake runs there. */
     private Connection dial(SocketNode from, String address, byte purpose, int bindQpn, SocketQueuePair qp)
         throws IOException {
-        InetSocketAddress target = parse(address);
+        InetSocketAddress target = nodes.parse(address);
         SocketChannel ch = SocketChannel.open();
         try {
             ch.configureBlocking(false);
@@ -299,23 +213,14 @@ public final class SocketFabric implements Fabric {
     }
 
     /**
-     * The node of this fabric a handle stands for: the handle itself, or (for a handle that wraps a peer, as a test
-     * harness's does) the node this fabric knows with the same id and address.
+     * The node of this fabric a handle stands for ({@link ProcessNodes#resolve}).
      *
      * @param node a node handle
      * @return this fabric's node
      * @throws IllegalArgumentException if this fabric does not know it
      */
     Node resolve(Node node) {
-        if (node.fabric() == this) {
-            return node;
-        }
-        Node known = nodes.get(node.id());
-        if (known != null && known.address().equals(node.address())) {
-            return known;
-        }
-        throw new IllegalArgumentException("node " + node.name() + " at " + node.address() + " is not known to this "
-            + "fabric: connect(\"" + node.address() + "\") first");
+        return nodes.resolve(node, this);
     }
 
     /** Connects a local queue pair to a node (a passive queue pair there, or the given one of a local node). */
@@ -383,7 +288,7 @@ public final class SocketFabric implements Fabric {
     @Override
     public void publish(String name, RemoteAddress address) {
         ensureOpen();
-        directory.publish(name, address, id -> nodes.get(id) instanceof SocketNode);
+        directory.publish(name, address, nodes::isLocal);
     }
 
     @Override
@@ -400,7 +305,7 @@ public final class SocketFabric implements Fabric {
         }
         List<String> asked = new ArrayList<>();
         List<String> silent = new ArrayList<>();
-        for (PeerNode p : peers) {
+        for (PeerNode p : nodes.peers()) {
             try {
                 RemoteAddress a = lookupAt(p, name);
                 if (a != null) {
@@ -422,7 +327,7 @@ public final class SocketFabric implements Fabric {
                 if (attempt > 0) {
                     throw new IOException("connection closed: " + c.closeReason());
                 }
-                c = dial(anyLocal("look up " + name), p.address(), Wire.PURPOSE_CONTROL, -1, null);
+                c = dial(nodes.anyLocal("look up " + name), p.address(), Wire.PURPOSE_CONTROL, -1, null);
                 Connection.Welcome w = awaitWelcome(c, p.address());
                 if (w.peerNodeId() != p.id()) {
                     c.close("another node");
@@ -448,17 +353,12 @@ public final class SocketFabric implements Fabric {
 
     @Override
     public Node node(int id) {
-        Node n = nodes.get(id);
-        if (n == null) {
-            throw new IllegalArgumentException("no node with id " + id + " in this fabric (local: " + locals
-                + ", peers: " + peers + "; reach a peer with connect(address) first)");
-        }
-        return n;
+        return nodes.node(id);
     }
 
     @Override
     public List<Node> nodes() {
-        return List.copyOf(nodes.values());
+        return nodes.snapshot();
     }
 
     /**
@@ -483,7 +383,7 @@ public final class SocketFabric implements Fabric {
     @Override
     public VerbsStatistics statistics() {
         VerbsStatistics s = VerbsStatistics.ZERO;
-        for (SocketNode n : locals) {
+        for (SocketNode n : nodes.locals()) {
             s = s.plus(n.statistics());
         }
         return s;
@@ -519,22 +419,14 @@ public final class SocketFabric implements Fabric {
             c.close("fabric closed");
         }
         loop.stop();
-        for (SocketNode n : locals) {
+        for (SocketNode n : nodes.locals()) {
             n.closeAll();
         }
         directory.clear();
     }
 
-    private static void close(ServerSocketChannel s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // failed anyway
-        }
-    }
-
     @Override
     public String toString() {
-        return "SocketFabric{local=" + locals + ", peers=" + peers + ", " + context + '}';
+        return "SocketFabric{" + nodes + ", " + context + '}';
     }
 }

@@ -47,6 +47,10 @@ final class SocketNode extends AbstractLocalNode<SocketFabric> {
         return incarnation;
     }
 
+    ServerSocketChannel listener() {
+        return listener;
+    }
+
     RegionTable regions() {
         return regions;
     }

@@ -114,7 +114,7 @@ class SocketFabricRobustnessTest {
             });
             worker.start();
 
-            InetSocketAddress target = SocketFabric.parse(home.address());
+            InetSocketAddress target = server.parse(home.address());
             int wrongKey = guarded.rkey() + 1;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             int attacks = 0;
