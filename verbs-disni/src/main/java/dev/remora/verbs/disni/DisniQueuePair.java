@@ -205,10 +205,7 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public int post(WorkRequest[] wrs, int count) {
-        Objects.requireNonNull(wrs, "work requests");
-        if (count < 1 || count > wrs.length) {
-            throw new IllegalArgumentException("count " + count + " outside 1.." + wrs.length);
-        }
+        WorkRequestChecks.checkList(wrs, count);
         for (int i = 0; i < count; i++) {
             WorkRequestChecks.checkSendable(Objects.requireNonNull(wrs[i], "work request " + i), i,
                 fabric.context().maxInlineBytes());

@@ -430,10 +430,8 @@ public final class UcxFabric implements Fabric {
             if (rc != 0) {
                 throw new IllegalStateException("epoll_ctl ADD of fd " + fd + " failed");
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         }
     }
 

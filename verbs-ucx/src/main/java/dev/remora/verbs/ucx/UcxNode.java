@@ -159,10 +159,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
                 throw new IllegalStateException("ucp_worker_get_efd: " + ucx.describe(st));
             }
             this.eventFd = fd.get(ValueLayout.JAVA_INT, 0);
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         } finally {
             lock.unlock();
         }
@@ -388,10 +386,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
             if (Ucx.isError(flush)) {
                 return;
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         } finally {
             lock.unlock();
         }
@@ -443,10 +439,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
             if (Ucx.isError(req)) {
                 return;
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         } finally {
             lock.unlock();
         }
@@ -552,10 +546,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
             }
             l.ep = out.get(ValueLayout.ADDRESS, 0);
             return true;
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         }
     }
 
@@ -626,10 +618,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
             k.base = base;
             k.length = length;
             k.access = access;
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         }
     }
 
@@ -698,10 +688,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
                     flush = p;
                 }
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         } finally {
             lock.unlock();
         }
@@ -730,10 +718,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
         try {
             int st = (int) ucx.workerArm.invokeExact(workerHandle);
             return st == Ucx.UCS_OK && answers.isEmpty();
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         }
     }
 
@@ -922,10 +908,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
                 } else {
                     answerHeaders.add(header);
                 }
-            } catch (RuntimeException | Error e) {
-                throw e;
             } catch (Throwable t) {
-                throw new IllegalStateException(t);
+                throw Ucx.rethrow(t);
             }
         }
         return any;
@@ -1073,10 +1057,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
                     }
                 }
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         } finally {
             lock.unlock();
         }
@@ -1130,10 +1112,8 @@ final class UcxNode extends AbstractLocalNode<UcxFabric> {
                 LOG.log(Level.FINE, "node {0} closed with {1} UCX requests in flight", new Object[] {name(),
                     orphans.size() + answersInFlight.size() + closing.size()});
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         } finally {
             lock.unlock();
         }

@@ -158,10 +158,7 @@ final class UcxQueuePair implements QueuePair {
 
     @Override
     public int post(WorkRequest[] wrs, int count) {
-        Objects.requireNonNull(wrs, "work requests");
-        if (count < 1 || count > wrs.length) {
-            throw new IllegalArgumentException("count " + count + " outside 1.." + wrs.length);
-        }
+        WorkRequestChecks.checkList(wrs, count);
         for (int i = 0; i < count; i++) {
             check(wrs[i], i);
         }
@@ -169,26 +166,13 @@ final class UcxQueuePair implements QueuePair {
     }
 
     private void check(WorkRequest wr, int index) {
-        if (wr == null) {
-            throw new NullPointerException("work request " + index + " is null");
-        }
-        WorkRequestChecks.checkSendable(wr, index, maxInline);
-        if (wr.opcode() == Opcode.SEND && wr.length() > maxSend) {
-            throw new IllegalArgumentException("work request " + index + ": SEND of " + wr.length() + " bytes exceeds "
-                + "maxSendBytes " + maxSend);
-        }
+        WorkRequestChecks.checkSendable(wr, index, maxInline, maxSend);
     }
 
     private void postable() {
         node.fabric().ensureOpen();
         node.ensureAlive();
-        QpState s = state;
-        if (s == QpState.RESET) {
-            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is not connected (RESET)");
-        }
-        if (s == QpState.CLOSED) {
-            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is closed");
-        }
+        WorkRequestChecks.checkPostable(state, qpn, node.name());
     }
 
     private int post(WorkRequest[] wrs, WorkRequest one, int count) {
@@ -441,10 +425,8 @@ final class UcxQueuePair implements QueuePair {
                 }
                 default -> throw new IllegalStateException("cannot issue " + w.opcode);
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw Ucx.rethrow(t);
         }
         if (w.state == UcxWqe.ISSUED && !w.ucxBusy()) {
             finish(w, WcStatus.SUCCESS); // UCX completed it at once
@@ -544,10 +526,8 @@ final class UcxQueuePair implements QueuePair {
                     w.retryAtNs = 0;
                     try {
                         sendAm(w);
-                    } catch (RuntimeException | Error e) {
-                        throw e;
                     } catch (Throwable t) {
-                        throw new IllegalStateException(t);
+                        throw Ucx.rethrow(t);
                     }
                     return true;
                 }
@@ -606,20 +586,12 @@ final class UcxQueuePair implements QueuePair {
             recycle(w); // a crashed node completes nothing more
             return;
         }
-        if (status != WcStatus.SUCCESS) {
-            counters.error();
-            sendCq.deliver(w.wrId, status, w.opcode, 0, qpn);
-        } else {
-            if (w.opcode.isAtomic()) {
-                // R4: the atomic's result is written to the local buffer before its completion.
-                w.local.nicPutLong(w.local.indexOf(w.localAddress), w.slot.get(ValueLayout.JAVA_LONG, UcxWqe.REPLY));
-            }
-            if (w.has(WorkRequest.SIGNALED)) {
-                sendCq.deliver(w.wrId, WcStatus.SUCCESS, w.opcode, w.opcode.isAtomic() ? Long.BYTES : w.length, qpn);
-            } else {
-                sendCq.release(1);
-            }
+        if (status == WcStatus.SUCCESS && w.opcode.isAtomic()) {
+            // R4: the atomic's result is written to the local buffer before its completion.
+            w.local.nicPutLong(w.local.indexOf(w.localAddress), w.slot.get(ValueLayout.JAVA_LONG, UcxWqe.REPLY));
         }
+        sendCq.completeSend(w.wrId, status, w.opcode, w.opcode.isAtomic() ? Long.BYTES : w.length, qpn,
+            w.has(WorkRequest.SIGNALED), counters);
         recycle(w);
     }
 

@@ -179,10 +179,7 @@ final class SimQueuePair implements QueuePair {
 
     @Override
     public int post(WorkRequest[] wrs, int count) {
-        Objects.requireNonNull(wrs, "work requests");
-        if (count < 1 || count > wrs.length) {
-            throw new IllegalArgumentException("count " + count + " outside 1.." + wrs.length);
-        }
+        WorkRequestChecks.checkList(wrs, count);
         for (int i = 0; i < count; i++) {
             validate(wrs[i], i);
         }
@@ -217,13 +214,7 @@ final class SimQueuePair implements QueuePair {
     private void checkPostable() {
         fabric.ensureOpen();
         node.ensureAlive();
-        QpState s = state;
-        if (s == QpState.RESET) {
-            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is not connected (RESET)");
-        }
-        if (s == QpState.CLOSED) {
-            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is closed");
-        }
+        WorkRequestChecks.checkPostable(state, qpn, node.name());
     }
 
     private long startDoorbell(boolean signaled) {
@@ -563,14 +554,7 @@ final class SimQueuePair implements QueuePair {
     }
 
     private void complete(Wqe w) {
-        if (w.status != WcStatus.SUCCESS) {
-            counters.error();
-            sendCq.deliver(w.wrId, w.status, w.opcode, 0, qpn);
-        } else if (w.has(WorkRequest.SIGNALED)) {
-            sendCq.deliver(w.wrId, WcStatus.SUCCESS, w.opcode, w.byteLength, qpn);
-        } else {
-            sendCq.release(1);
-        }
+        sendCq.completeSend(w.wrId, w.status, w.opcode, w.byteLength, qpn, w.has(WorkRequest.SIGNALED), counters);
     }
 
     // ------------------------------------------------------------------ misc

@@ -158,10 +158,7 @@ final class SocketQueuePair implements QueuePair {
 
     @Override
     public int post(WorkRequest[] wrs, int count) {
-        Objects.requireNonNull(wrs, "work requests");
-        if (count < 1 || count > wrs.length) {
-            throw new IllegalArgumentException("count " + count + " outside 1.." + wrs.length);
-        }
+        WorkRequestChecks.checkList(wrs, count);
         for (int i = 0; i < count; i++) {
             check(wrs[i], i);
         }
@@ -172,14 +169,7 @@ final class SocketQueuePair implements QueuePair {
     }
 
     private void check(WorkRequest wr, int index) {
-        if (wr == null) {
-            throw new NullPointerException("work request " + index + " is null");
-        }
-        WorkRequestChecks.checkSendable(wr, index, maxInline);
-        if (wr.opcode() == Opcode.SEND && wr.length() > maxSend) {
-            throw new IllegalArgumentException("work request " + index + ": SEND of " + wr.length() + " bytes exceeds "
-                + "maxSendBytes " + maxSend);
-        }
+        WorkRequestChecks.checkSendable(wr, index, maxInline, maxSend);
         if (wr.length() < 0) {
             throw new IllegalArgumentException("work request " + index + " has a negative length");
         }
@@ -191,13 +181,7 @@ final class SocketQueuePair implements QueuePair {
     private Connection postable() {
         node.fabric().ensureOpen();
         node.ensureAlive();
-        QpState s = state;
-        if (s == QpState.RESET) {
-            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is not connected (RESET)");
-        }
-        if (s == QpState.CLOSED) {
-            throw new IllegalStateException("queue pair " + qpn + " of " + node.name() + " is closed");
-        }
+        WorkRequestChecks.checkPostable(state, qpn, node.name());
         return conn;
     }
 
@@ -529,15 +513,8 @@ final class SocketQueuePair implements QueuePair {
             spare.add(w); // a crashed node completes nothing more
             return;
         }
-        if (status != WcStatus.SUCCESS) {
-            counters.error();
-            sendCq.deliver(w.wrId, status, w.opcode, 0, qpn);
-        } else if (w.has(WorkRequest.SIGNALED)) {
-            sendCq.deliver(w.wrId, WcStatus.SUCCESS, w.opcode, w.opcode == Opcode.READ || w.opcode == Opcode.WRITE
-                || w.opcode == Opcode.SEND ? w.length : Long.BYTES, qpn);
-        } else {
-            sendCq.release(1);
-        }
+        sendCq.completeSend(w.wrId, status, w.opcode, w.opcode.isAtomic() ? Long.BYTES : w.length, qpn,
+            w.has(WorkRequest.SIGNALED), counters);
         w.local = null;
         spare.add(w);
     }

@@ -157,6 +157,30 @@ public class RingCompletionQueue implements WakeableCompletionQueue {
         }
     }
 
+    /**
+     * Completes a request of a send queue: a failure is counted and always delivered, with no bytes; a success is
+     * delivered if the request was signaled, and otherwise gives back the slot it reserved.
+     *
+     * @param wrId the request's id
+     * @param status its outcome
+     * @param opcode its opcode
+     * @param bytes the bytes a success reports
+     * @param qpn its queue pair's number
+     * @param signaled whether it was signaled
+     * @param counters its queue pair's counters
+     */
+    public final void completeSend(long wrId, WcStatus status, Opcode opcode, int bytes, int qpn, boolean signaled,
+                                   VerbCounters counters) {
+        if (status != WcStatus.SUCCESS) {
+            counters.error();
+            deliver(wrId, status, opcode, 0, qpn);
+        } else if (signaled) {
+            deliver(wrId, WcStatus.SUCCESS, opcode, bytes, qpn);
+        } else {
+            release(1);
+        }
+    }
+
     @Override
     public int poll(Completion[] out, int max) {
         int n = pollRing(out, max);

@@ -1,9 +1,12 @@
 package dev.remora.verbs.spi;
 
 import dev.remora.verbs.Opcode;
+import dev.remora.verbs.QpState;
 import dev.remora.verbs.WorkRequest;
 
-/** Checks every provider makes on work requests before posting them. */
+import java.util.Objects;
+
+/** Checks every provider makes on work requests, and on its queue pair, before posting them. */
 public final class WorkRequestChecks {
     private WorkRequestChecks() {
     }
@@ -40,6 +43,60 @@ public final class WorkRequestChecks {
                 throw new IllegalArgumentException("work request " + index + ": INLINE payload of " + wr.length()
                     + " bytes exceeds maxInlineBytes " + maxInlineBytes);
             }
+        }
+    }
+
+    /**
+     * Checks the arguments of {@link dev.remora.verbs.QueuePair#post(WorkRequest[], int)}.
+     *
+     * @param wrs the requests
+     * @param count how many of them to post
+     * @throws NullPointerException if {@code wrs} is null
+     * @throws IllegalArgumentException if {@code count} is outside 1..{@code wrs.length}
+     */
+    public static void checkList(WorkRequest[] wrs, int count) {
+        Objects.requireNonNull(wrs, "work requests");
+        if (count < 1 || count > wrs.length) {
+            throw new IllegalArgumentException("count " + count + " outside 1.." + wrs.length);
+        }
+    }
+
+    /**
+     * {@link #checkSendable}, for a request that may be null and a provider that limits SENDs.
+     *
+     * @param wr the request
+     * @param index its position in its list, for messages
+     * @param maxInlineBytes the provider's {@code max_inline_data}
+     * @param maxSendBytes the largest SEND the provider carries
+     * @throws NullPointerException if the request is null
+     * @throws IllegalArgumentException as {@link #checkSendable}, or for a SEND longer than {@code maxSendBytes}
+     */
+    public static void checkSendable(WorkRequest wr, int index, int maxInlineBytes, int maxSendBytes) {
+        if (wr == null) {
+            throw new NullPointerException("work request " + index + " is null");
+        }
+        checkSendable(wr, index, maxInlineBytes);
+        if (wr.opcode() == Opcode.SEND && wr.length() > maxSendBytes) {
+            throw new IllegalArgumentException("work request " + index + ": SEND of " + wr.length() + " bytes exceeds "
+                + "maxSendBytes " + maxSendBytes);
+        }
+    }
+
+    /**
+     * Checks that a queue pair in this state takes requests: a queue pair in RESET is not connected yet, a closed one
+     * takes none (one in ERROR takes them, and completes them {@code WR_FLUSH_ERR}: R17).
+     *
+     * @param state the queue pair's state
+     * @param qpn its number, for messages
+     * @param node its node's name, for messages
+     * @throws IllegalStateException in RESET or CLOSED
+     */
+    public static void checkPostable(QpState state, int qpn, String node) {
+        if (state == QpState.RESET) {
+            throw new IllegalStateException("queue pair " + qpn + " of " + node + " is not connected (RESET)");
+        }
+        if (state == QpState.CLOSED) {
+            throw new IllegalStateException("queue pair " + qpn + " of " + node + " is closed");
         }
     }
 }
