@@ -6,6 +6,7 @@ import dev.remora.check.Checker;
 import dev.remora.check.HistoryRecorder;
 import dev.remora.check.model.Models;
 import dev.remora.kv.CuckooMap;
+import dev.remora.testkit.YcsbDriver;
 import dev.remora.testkit.Zipf;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
@@ -13,11 +14,7 @@ import dev.remora.verbs.RemoteAddress;
 import org.HdrHistogram.Histogram;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -103,16 +100,6 @@ final class KvWorkload {
         return sb.toString();
     }
 
-    /** One workload thread's counts. */
-    private static final class Counts {
-        final Histogram latency = new Histogram(3);
-        long gets;
-        long updates;
-        long getRt;
-        long updateRt;
-        long busy;
-    }
-
     /**
      * Runs the load, the workload and the probe, then checks the history.
      *
@@ -128,88 +115,15 @@ final class KvWorkload {
         RemoteAddress table = CuckooMap.allocate(home, new CuckooMap.Params().rows(rowsFor(keys)).slotsPerRow(4)
             .keyCapacity(16).valueCapacity(VALUE_BYTES).clients(2 * threads + 4));
         HistoryRecorder rec = HistoryRecorder.builder().name("demo-kv").build();
-        Throwable[] failure = new Throwable[1];
         Zipf zipf = new Zipf(keys, Zipf.YCSB_THETA);
-        Counts[] counts = new Counts[threads];
-        AtomicLong started = new AtomicLong();
-        CountDownLatch loaded = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        long[] window = new long[3];
-        List<Thread> running = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int id = t;
-            Counts c = new Counts();
-            counts[t] = c;
-            Node node = clients[t % clients.length];
-            Thread th = new Thread(() -> {
-                try (Endpoint ep = Endpoint.open(node); CuckooMap map = CuckooMap.attach(ep, table)) {
-                    try {
-                        for (long k = id; k < keys; k += threads) {
-                            long key = k;
-                            String v = value("load", k);
-                            recorded(rec, "put", k, v, () -> map.put(key(key), v.getBytes(StandardCharsets.US_ASCII)));
-                        }
-                    } finally {
-                        loaded.countDown();
-                    }
-                    go.await();
-                    SplittableRandom rnd = new SplittableRandom(17L * id + 5);
-                    long end = window[1];
-                    long n = 0;
-                    long now = System.nanoTime();
-                    while (now < end && started.incrementAndGet() <= MAX_OPERATIONS) {
-                        long k = zipf.rank(rnd.nextDouble());
-                        boolean read = rnd.nextInt(100) < 95;
-                        long rt0 = ep.statistics().roundTrips();
-                        CuckooMap.Status s;
-                        if (read) {
-                            s = recorded(rec, "get", k, null, () -> map.lookup(key(k))).status();
-                        } else {
-                            String v = value("t" + id, n);
-                            s = recorded(rec, "update", k, v, () -> map.update(key(k),
-                                v.getBytes(StandardCharsets.US_ASCII))).status();
-                        }
-                        long after = System.nanoTime();
-                        long rt = ep.statistics().roundTrips() - rt0;
-                        c.latency.recordValue(after - now);
-                        if (read) {
-                            c.gets++;
-                            c.getRt += rt;
-                        } else {
-                            c.updates++;
-                            c.updateRt += rt;
-                        }
-                        if (s == CuckooMap.Status.BUSY) {
-                            c.busy++;
-                        }
-                        n++;
-                        now = after;
-                    }
-                } catch (Throwable e) {
-                    synchronized (failure) {
-                        if (failure[0] == null) {
-                            failure[0] = e;
-                        }
-                    }
-                }
-            }, "demo-kv-" + t);
-            running.add(th);
-            th.start();
-        }
-        long loadStart = System.nanoTime();
-        loaded.await();
-        long loadNanos = System.nanoTime() - loadStart;
-        window[0] = System.nanoTime();
-        window[1] = window[0] + (long) (seconds * 1e9);
-        go.countDown();
-        for (Thread th : running) {
-            th.join();
-        }
-        long nanos = System.nanoTime() - window[0];
+        YcsbDriver.Result r = YcsbDriver.run(YcsbDriver.Mix.B, threads,
+            id -> new Worker(rec, clients[id % clients.length], table, id, threads, keys), zipf, seconds,
+            id -> 17L * id + 5, MAX_OPERATIONS);
+        Throwable failure = r.failure();
 
         long[] probeGet = {Long.MAX_VALUE, 0};
         long[] probeUpdate = {Long.MAX_VALUE, 0};
-        if (failure[0] == null) {
+        if (failure == null) {
             try (Endpoint ep = Endpoint.open(clients[0]); CuckooMap map = CuckooMap.attach(ep, table)) {
                 SplittableRandom rnd = new SplittableRandom(99);
                 for (int i = 0; i < 2 * PROBES; i++) {
@@ -228,31 +142,86 @@ final class KvWorkload {
                     into[1] = Math.max(into[1], rt);
                 }
             } catch (RuntimeException e) {
-                failure[0] = e;
+                failure = e;
             }
         }
 
-        Histogram all = new Histogram(3);
-        long gets = 0;
-        long updates = 0;
-        long getRt = 0;
-        long updateRt = 0;
-        long busy = 0;
-        for (Counts c : counts) {
-            all.add(c.latency);
-            gets += c.gets;
-            updates += c.updates;
-            getRt += c.getRt;
-            updateRt += c.updateRt;
-            busy += c.busy;
-        }
         long checkStart = System.nanoTime();
         CheckResult check = Checker.check(rec.history(), Models.map(),
             CheckOptions.DEFAULTS.withTimeLimitSeconds(60));
         long checkNanos = System.nanoTime() - checkStart;
-        return new Outcome(loadNanos, gets + updates, nanos, gets, updates, getRt, updateRt, busy,
-            started.get() > MAX_OPERATIONS, all, probeGet, probeUpdate, check.operations(), check, checkNanos,
-            failure[0]);
+        return new Outcome(r.readyNanos(), r.operations(), r.nanos(), r.gets(), r.updates(), r.getRoundTrips(),
+            r.updateRoundTrips(), r.busy(), r.capped(), r.latency(), probeGet, probeUpdate, check.operations(), check,
+            checkNanos, failure);
+    }
+
+    /**
+     * One workload thread: its own endpoint and map handle on a client node; it loads every {@code threads}-th key
+     * from its number on before the clock starts, then GETs and updates, each recorded.
+     */
+    private static final class Worker implements YcsbDriver.Session {
+        private final HistoryRecorder rec;
+        private final int id;
+        private final int threads;
+        private final int keys;
+        private final Endpoint ep;
+        private final CuckooMap map;
+
+        Worker(HistoryRecorder rec, Node node, RemoteAddress table, int id, int threads, int keys) {
+            this.rec = rec;
+            this.id = id;
+            this.threads = threads;
+            this.keys = keys;
+            this.ep = Endpoint.open(node);
+            CuckooMap m;
+            try {
+                m = CuckooMap.attach(ep, table);
+            } catch (RuntimeException | Error e) {
+                ep.close();
+                throw e;
+            }
+            this.map = m;
+        }
+
+        @Override
+        public void prepare() {
+            for (long k = id; k < keys; k += threads) {
+                long key = k;
+                String v = value("load", k);
+                recorded(rec, "put", k, v, () -> map.put(key(key), v.getBytes(StandardCharsets.US_ASCII)));
+            }
+        }
+
+        @Override
+        public YcsbDriver.Outcome read(long k) {
+            return outcome(recorded(rec, "get", k, null, () -> map.lookup(key(k))).status());
+        }
+
+        @Override
+        public YcsbDriver.Outcome update(long k, long count) {
+            String v = value("t" + id, count);
+            return outcome(recorded(rec, "update", k, v, () -> map.update(key(k),
+                v.getBytes(StandardCharsets.US_ASCII))).status());
+        }
+
+        private static YcsbDriver.Outcome outcome(CuckooMap.Status s) {
+            return s == CuckooMap.Status.BUSY ? YcsbDriver.Outcome.BUSY
+                : s == CuckooMap.Status.OK ? YcsbDriver.Outcome.OK : YcsbDriver.Outcome.MISS;
+        }
+
+        @Override
+        public long roundTrips() {
+            return ep.statistics().roundTrips();
+        }
+
+        @Override
+        public void close() {
+            try {
+                map.close();
+            } finally {
+                ep.close();
+            }
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.remora.bench.kv;
 
 import dev.remora.kv.CuckooMap;
 import dev.remora.testkit.Cluster;
+import dev.remora.testkit.YcsbDriver;
 import dev.remora.testkit.Zipf;
 import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
@@ -310,7 +311,7 @@ public final class KvBench {
 
     /** Everything measured on one fabric. */
     record FabricResult(String label, int rows, Ycsb.Fill load, List<Uncontended> uncontended, List<String> mixes,
-                        List<Ycsb.Run> cuckoo, List<Ycsb.Run> local, Ycsb.Fill fill, Ycsb.Fill localFill,
+                        List<YcsbDriver.Result> cuckoo, List<YcsbDriver.Result> local, Ycsb.Fill fill, Ycsb.Fill localFill,
                         int fillRows) {
     }
 
@@ -381,14 +382,14 @@ public final class KvBench {
             Zipf zipf = new Zipf(o.keys, Zipf.YCSB_THETA);
             // Warm-up, not measured: the JIT compiles both maps' paths before the first measured run.
             double warm = Math.min(1.0, o.seconds / 2);
-            Ycsb.run(Ycsb.Mix.B, clients, zipf, warm, 1);
-            Ycsb.run(Ycsb.Mix.B, locals, zipf, warm, 1);
+            Ycsb.run(YcsbDriver.Mix.B, clients, zipf, warm, 1);
+            Ycsb.run(YcsbDriver.Mix.B, locals, zipf, warm, 1);
             List<String> mixes = new ArrayList<>();
-            List<Ycsb.Run> cuckoo = new ArrayList<>();
-            List<Ycsb.Run> local = new ArrayList<>();
-            for (Ycsb.Mix mix : List.of(Ycsb.Mix.C, Ycsb.Mix.B, Ycsb.Mix.A)) {
-                Ycsb.Run r = Ycsb.run(mix, clients, zipf, o.seconds, 11);
-                Ycsb.Run b = Ycsb.run(mix, locals, zipf, o.seconds, 11);
+            List<YcsbDriver.Result> cuckoo = new ArrayList<>();
+            List<YcsbDriver.Result> local = new ArrayList<>();
+            for (YcsbDriver.Mix mix : List.of(YcsbDriver.Mix.C, YcsbDriver.Mix.B, YcsbDriver.Mix.A)) {
+                YcsbDriver.Result r = Ycsb.run(mix, clients, zipf, o.seconds, 11);
+                YcsbDriver.Result b = Ycsb.run(mix, locals, zipf, o.seconds, 11);
                 mixes.add(mix.name());
                 cuckoo.add(r);
                 local.add(b);
@@ -454,8 +455,8 @@ public final class KvBench {
         out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         for (FabricResult f : results) {
             for (int i = 0; i < f.mixes().size(); i++) {
-                Ycsb.Run r = f.cuckoo().get(i);
-                Ycsb.Run b = f.local().get(i);
+                YcsbDriver.Result r = f.cuckoo().get(i);
+                YcsbDriver.Result b = f.local().get(i);
                 out.printf(Locale.ROOT, "| %s | %s | cuckoo | %,.0f | %.4f | %.3f | %s | %,d | %s | %s | %,d |%n",
                     f.label(), f.mixes().get(i), r.opsPerSecond(), r.opsPerSecond() / b.opsPerSecond(),
                     r.roundTripsPerGet(), r.updates() == 0 ? "–" : String.format(Locale.ROOT, "%.3f",

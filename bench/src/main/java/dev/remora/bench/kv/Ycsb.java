@@ -1,7 +1,7 @@
 package dev.remora.bench.kv;
 
+import dev.remora.testkit.YcsbDriver;
 import dev.remora.testkit.Zipf;
-import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,10 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The YCSB core workloads A (50 % read, 50 % update), B (95/5) and C (100 % read) over Zipf-chosen keys, the load
- * that precedes them, and the fill from empty, run by one thread per {@link KvClient}. Each operation is timed
- * (HdrHistogram, nanoseconds) and, for a remote map, its round trips are the change of its endpoint's count across
- * the call ({@code VerbsStatistics.roundTrips}: signaled doorbells).
+ * The YCSB core workloads A (50 % read, 50 % update), B (95/5) and C (100 % read) over Zipf-chosen keys
+ * ({@link YcsbDriver}), the load that precedes them, and the fill from empty, run by one thread per
+ * {@link KvClient}. Each operation is timed (HdrHistogram, nanoseconds) and, for a remote map, its round trips are the
+ * change of its endpoint's count across the call ({@code VerbsStatistics.roundTrips}: signaled doorbells).
  */
 final class Ycsb {
     /** Bytes of every value. */
@@ -24,165 +24,53 @@ final class Ycsb {
     }
 
     /**
-     * A workload: the percentage of reads, the rest updates.
-     *
-     * @param name YCSB's letter
-     * @param readPercent reads in every hundred operations
-     */
-    record Mix(String name, int readPercent) {
-        static final Mix A = new Mix("A", 50);
-        static final Mix B = new Mix("B", 95);
-        static final Mix C = new Mix("C", 100);
-    }
-
-    /**
-     * What one run measured, summed over its threads.
-     *
-     * @param gets GETs completed (hits, misses and BUSY)
-     * @param updates updates completed (BUSY included)
-     * @param busy operations answered BUSY
-     * @param misses GETs or updates that did not find their key (none are expected: every key is loaded)
-     * @param getRoundTrips round trips of all GETs
-     * @param updateRoundTrips round trips of all updates
-     * @param getsAboveOne GETs that took more than one round trip (a snapshot rejected while a writer was inside)
-     * @param nanos the run's wall time
-     * @param latency every operation's latency in ns
-     */
-    record Run(long gets, long updates, long busy, long misses, long getRoundTrips, long updateRoundTrips,
-               long getsAboveOne, long nanos, Histogram latency) {
-        long operations() {
-            return gets + updates;
-        }
-
-        double opsPerSecond() {
-            return operations() / (nanos / 1e9);
-        }
-
-        double roundTripsPerGet() {
-            return gets == 0 ? 0 : (double) getRoundTrips / gets;
-        }
-
-        double roundTripsPerUpdate() {
-            return updates == 0 ? 0 : (double) updateRoundTrips / updates;
-        }
-    }
-
-    /** One thread's counts. */
-    private static final class Counts {
-        final Histogram latency = new Histogram(3);
-        long gets;
-        long updates;
-        long busy;
-        long misses;
-        long getRt;
-        long updateRt;
-        long getsAboveOne;
-    }
-
-    /**
-     * Runs a workload for a while, one thread per client, all starting together.
+     * Runs a workload for a while, one thread per client, all starting together ({@link YcsbDriver}): a client's
+     * NOT_FOUND or TABLE_FULL counts as a miss.
      *
      * @param mix the workload
-     * @param clients one per thread
+     * @param clients one per thread, left open
      * @param zipf the key ranks (rank i is key i)
      * @param seconds how long
      * @param seed the threads' random seeds derive from it
      * @return the sums
      * @throws InterruptedException if interrupted while waiting for the threads
+     * @throws IllegalStateException if a thread failed
      */
-    static Run run(Mix mix, List<KvClient> clients, Zipf zipf, double seconds, long seed) throws InterruptedException {
-        int threads = clients.size();
-        Counts[] counts = new Counts[threads];
-        Throwable[] failure = new Throwable[1];
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        long[] window = new long[2];
-        List<Thread> running = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int id = t;
-            Counts c = new Counts();
-            counts[t] = c;
-            KvClient client = clients.get(t);
-            Thread th = new Thread(() -> {
-                try {
-                    SplittableRandom rnd = new SplittableRandom(seed * 31 + id);
-                    ready.countDown();
-                    go.await();
-                    long end = window[1];
-                    long count = 0;
-                    long now = System.nanoTime();
-                    while (now < end) {
-                        long key = zipf.rank(rnd.nextDouble());
-                        boolean read = mix.readPercent() == 100 || rnd.nextInt(100) < mix.readPercent();
-                        long rt0 = client.roundTrips();
-                        KvClient.Outcome o;
-                        if (read) {
-                            o = client.get(key);
-                        } else {
-                            o = client.update(key, value(id, count));
-                        }
-                        long after = System.nanoTime();
-                        long rt = client.roundTrips() - rt0;
-                        c.latency.recordValue(after - now);
-                        if (read) {
-                            c.gets++;
-                            c.getRt += rt;
-                            if (rt > 1) {
-                                c.getsAboveOne++;
-                            }
-                        } else {
-                            c.updates++;
-                            c.updateRt += rt;
-                        }
-                        if (o == KvClient.Outcome.BUSY) {
-                            c.busy++;
-                        } else if (o != KvClient.Outcome.OK) {
-                            c.misses++;
-                        }
-                        count++;
-                        now = after;
-                    }
-                } catch (Throwable e) {
-                    synchronized (failure) {
-                        if (failure[0] == null) {
-                            failure[0] = e;
-                        }
-                    }
-                }
-            }, "ycsb-" + mix.name() + "-" + t);
-            running.add(th);
-            th.start();
+    static YcsbDriver.Result run(YcsbDriver.Mix mix, List<KvClient> clients, Zipf zipf, double seconds, long seed)
+        throws InterruptedException {
+        YcsbDriver.Result r = YcsbDriver.run(mix, clients.size(), id -> session(clients.get(id), id), zipf, seconds,
+            id -> seed * 31 + id, Long.MAX_VALUE);
+        if (r.failure() != null) {
+            throw new IllegalStateException("a YCSB-" + mix.name() + " thread failed", r.failure());
         }
-        ready.await();
-        window[0] = System.nanoTime();
-        window[1] = window[0] + (long) (seconds * 1e9);
-        go.countDown();
-        for (Thread th : running) {
-            th.join();
-        }
-        long nanos = System.nanoTime() - window[0];
-        if (failure[0] != null) {
-            throw new IllegalStateException("a YCSB-" + mix.name() + " thread failed", failure[0]);
-        }
-        Histogram all = new Histogram(3);
-        long gets = 0;
-        long updates = 0;
-        long busy = 0;
-        long misses = 0;
-        long getRt = 0;
-        long updateRt = 0;
-        long above = 0;
-        for (Counts c : counts) {
-            all.add(c.latency);
-            gets += c.gets;
-            updates += c.updates;
-            busy += c.busy;
-            misses += c.misses;
-            getRt += c.getRt;
-            updateRt += c.updateRt;
-            above += c.getsAboveOne;
-        }
-        return new Run(gets, updates, busy, misses, getRt, updateRt, above, nanos, all);
+        return r;
+    }
+
+    private static YcsbDriver.Session session(KvClient client, int thread) {
+        return new YcsbDriver.Session() {
+            @Override
+            public YcsbDriver.Outcome read(long key) {
+                return outcome(client.get(key));
+            }
+
+            @Override
+            public YcsbDriver.Outcome update(long key, long count) {
+                return outcome(client.update(key, value(thread, count)));
+            }
+
+            @Override
+            public long roundTrips() {
+                return client.roundTrips();
+            }
+        };
+    }
+
+    private static YcsbDriver.Outcome outcome(KvClient.Outcome o) {
+        return switch (o) {
+            case OK -> YcsbDriver.Outcome.OK;
+            case BUSY -> YcsbDriver.Outcome.BUSY;
+            default -> YcsbDriver.Outcome.MISS;
+        };
     }
 
     /** A 32-byte value naming its writer and its count; a fresh array (the local map keeps the reference). */

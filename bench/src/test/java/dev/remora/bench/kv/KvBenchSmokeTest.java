@@ -1,5 +1,6 @@
 package dev.remora.bench.kv;
 
+import dev.remora.testkit.YcsbDriver;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,7 +57,8 @@ class KvBenchSmokeTest {
     @Test
     void shouldFailTheCheckForAnUncontendedGetOfTwoRoundTrips() {
         KvBench.Options o = KvBench.Options.parse(new String[0]);
-        Ycsb.Run run = new Ycsb.Run(10, 0, 0, 0, 10, 0, 0, 1_000_000, new Histogram(3));
+        YcsbDriver.Result run = new YcsbDriver.Result(10, 0, 0, 0, 10, 0, 0, 0, 1_000_000, false, new Histogram(3),
+            null);
         Ycsb.Fill fill = new Ycsb.Fill(1, 0, 0, 0, 2, 1_000, new double[3], new double[3]);
         KvBench.FabricResult f = new KvBench.FabricResult("fake", 8, fill,
             List.of(new KvBench.Uncontended("GET (hit)", 3, 1, 2, 4), new KvBench.Uncontended("update", 3, 2, 2, 6)),
@@ -65,7 +67,8 @@ class KvBenchSmokeTest {
             StandardCharsets.UTF_8), o, List.of(f));
         assertEquals(List.of("fake uncontended GET (hit): round trips 1..2, not exactly 1"), failures);
 
-        Ycsb.Run retried = new Ycsb.Run(10, 0, 0, 0, 11, 0, 1, 1_000_000, new Histogram(3));
+        YcsbDriver.Result retried = new YcsbDriver.Result(10, 0, 0, 0, 11, 0, 1, 0, 1_000_000, false,
+            new Histogram(3), null);
         KvBench.FabricResult g = new KvBench.FabricResult("fake", 8, fill,
             List.of(new KvBench.Uncontended("update", 3, 2, 2, 6)), List.of("C"), List.of(retried), List.of(run), fill,
             fill, 16);
