@@ -12,6 +12,7 @@ import dev.remora.verbs.VerbsTimeoutException;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -20,7 +21,6 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -76,8 +76,8 @@ public final class DemoClientCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = SocketDemo.DATA, description = "The word incremented under the lock.")
     String dataName;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretFileOption secret;
 
     @Option(names = "--go-on-stdin", description = "Wait for a 'go' line on stdin before each workload.")
     boolean goOnStdin;
@@ -91,8 +91,9 @@ public final class DemoClientCommand implements Callable<Integer> {
         PrintStream out = System.out;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         SocketContext context = new SocketContext().host(host);
-        if (secretFile != null) {
-            context.secret(Files.readString(secretFile, StandardCharsets.UTF_8).strip());
+        String s = secret.read();
+        if (s != null) {
+            context.secret(s);
         }
         try (SocketFabric fabric = SocketFabric.open(context)) {
             Node me = fabric.addNode("client-" + id);

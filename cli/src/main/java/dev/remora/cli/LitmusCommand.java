@@ -107,9 +107,8 @@ public final class LitmusCommand implements Callable<Integer> {
         + "provider (default 1000).")
     int runs;
 
-    @Option(names = "--property", paramLabel = "KEY=VALUE", description = "A fabric property of the real provider "
-        + "(repeatable), e.g. --property host=10.0.0.2 on disni (the RDMA interface's address).")
-    List<String> properties = new ArrayList<>();
+    @CommandLine.Mixin
+    PropertyOptions properties;
 
     @Option(names = "--result", paramLabel = "FILE", description = "With a real provider (--fabric socket, sim, "
         + "disni, ucx): where to write the machine-readable result (JSON Lines: the run's fabric, device, firmware, "
@@ -288,14 +287,7 @@ public final class LitmusCommand implements Callable<Integer> {
 
     /** Runs the tests on a real provider and prints each one's outcome histogram. */
     private int onProvider(List<LitmusTest> tests, int notRun, PrintWriter out) {
-        Map<String, String> props = new LinkedHashMap<>();
-        for (String p : properties) {
-            int eq = p.indexOf('=');
-            if (eq <= 0) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--property " + p + ": expected KEY=VALUE");
-            }
-            props.put(p.substring(0, eq), p.substring(eq + 1));
-        }
+        Map<String, String> props = properties.toMap();
         java.util.function.Supplier<dev.remora.verbs.Fabric> fabrics =
             () -> dev.remora.verbs.Fabric.open(fabric, props);
         try {

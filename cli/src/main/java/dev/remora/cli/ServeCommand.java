@@ -10,8 +10,6 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,9 +47,8 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--name", defaultValue = "home", description = "The node's name (default ${DEFAULT-VALUE}).")
     String name;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret (trailing "
-        + "newlines dropped); without it the environment variable " + SocketContext.SECRET_ENV + " is used.")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretFileOption secret;
 
     @Option(names = "--retry-timeout-ms", paramLabel = "MS", description = "How long a request to a silent peer may "
         + "go unanswered before it fails RETRY_EXC_ERR (default 1000).")
@@ -120,6 +117,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServeObjects objects = new ServeObjects();
         SocketContext context = new SocketContext().host(host).port(port);
+        String secretValue;
         try {
             objects.kvDefaults(new ServeObjects.KvShape(kvRows, kvSlots, kvKeyBytes, kvValueBytes, kvClients));
             for (String c : counters) {
@@ -151,8 +149,9 @@ public final class ServeCommand implements Callable<Integer> {
                 }
                 context.retryTimeoutNs(retryTimeoutMs * 1_000_000);
             }
-            if (secretFile != null) {
-                context.secret(readSecret(secretFile));
+            secretValue = secret.read();
+            if (secretValue != null) {
+                context.secret(secretValue);
             }
         } catch (ServeObjects.ConfigException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -174,8 +173,8 @@ public final class ServeCommand implements Callable<Integer> {
                 java.util.Map<String, String> props = new java.util.LinkedHashMap<>();
                 props.put("host", host);
                 props.put("port", Integer.toString(port));
-                if (secretFile != null) {
-                    props.put("secret", readSecret(secretFile));
+                if (secretValue != null) {
+                    props.put("secret", secretValue);
                 }
                 fabric = Fabric.open(fabricName, props);
             }
@@ -212,17 +211,5 @@ public final class ServeCommand implements Callable<Integer> {
         out.flush();
         new CountDownLatch(1).await(); // until the shutdown hook halts the JVM
         return 0;
-    }
-
-    private static String readSecret(Path file) throws IOException, ServeObjects.ConfigException {
-        String s = Files.readString(file, StandardCharsets.UTF_8);
-        int end = s.length();
-        while (end > 0 && (s.charAt(end - 1) == '\n' || s.charAt(end - 1) == '\r')) {
-            end--;
-        }
-        if (end == 0) {
-            throw new ServeObjects.ConfigException("--secret-file " + file + " is empty");
-        }
-        return s.substring(0, end);
     }
 }

@@ -19,10 +19,8 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -107,12 +105,11 @@ public final class WorkloadCommand implements Callable<Integer> {
     @Option(names = "--host", description = "The interface this process's node listens on (a fabric property).")
     String host;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "File holding the cluster secret.")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretFileOption secret;
 
-    @Option(names = "--property", paramLabel = "KEY=VALUE", description = "A fabric property (repeatable), e.g. "
-        + "retryTimeoutNs=500000000 on socket.")
-    List<String> properties = new ArrayList<>();
+    @CommandLine.Mixin
+    PropertyOptions properties;
 
     @Option(names = "--node-name", description = "This process's node name (default workload-PID).")
     String nodeName;
@@ -152,20 +149,13 @@ public final class WorkloadCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--lock-kind is ticket or cas, not "
                 + lockKind);
         }
-        Map<String, String> props = new LinkedHashMap<>();
-        for (String p : properties) {
-            int eq = p.indexOf('=');
-            if (eq <= 0) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--property " + p + ": expected "
-                    + "KEY=VALUE");
-            }
-            props.put(p.substring(0, eq), p.substring(eq + 1));
-        }
+        Map<String, String> props = properties.toMap();
         if (host != null) {
             props.put("host", host);
         }
-        if (secretFile != null) {
-            props.put("secret", Files.readString(secretFile, StandardCharsets.UTF_8).strip());
+        String s = secret.read();
+        if (s != null) {
+            props.put("secret", s);
         }
         Fabric f;
         try {

@@ -6,6 +6,7 @@ import dev.remora.objects.RemoteCounter;
 import dev.remora.verbs.Access;
 import dev.remora.verbs.MemoryRegion;
 import dev.remora.verbs.Node;
+import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -113,6 +114,27 @@ class WorkloadCommandTest {
         assertTrue(count(h, "put") > 5 && count(h, "get") > 5 && count(h, "delete") > 0, Files.readString(h));
         assertTrue(Files.readString(h).contains("\"type\":\"ok\",\"f\":\"cas\",\"key\""), "a cas with its outcome");
         assertEquals(0, RemoraMain.run(new String[] {"check", "--model", "map", h.toString()}));
+    }
+
+    @Test
+    void shouldReadTheSecretFileAsServeDoesSoThatBothHoldTheSameSecret() throws IOException {
+        // 'remora serve --secret-file' drops the file's trailing newlines and nothing else: a home holding the secret
+        // "two words \t" is what serve makes of this file, and a workload given the same file must join it.
+        try (SocketFabric secured = SocketFabric.open(new SocketContext().secret("two words \t"))) {
+            Node home = secured.addNode("home");
+            secured.publish("hits", RemoteCounter.create(home));
+            Path secret = dir.resolve("secret");
+            Files.writeString(secret, "two words \t\n", StandardCharsets.UTF_8);
+            Run r = run("workload", "--fabric", "socket", "--connect", home.address(), "--object", "counter",
+                "--name", "hits", "--seconds", "0.2", "--threads", "1", "--history", dir.resolve("s.jsonl").toString(),
+                "--secret-file", secret.toString());
+            assertEquals(0, r.code(), r.all());
+            Files.writeString(secret, "\n", StandardCharsets.UTF_8);
+            r = run("workload", "--fabric", "socket", "--connect", home.address(), "--object", "counter",
+                "--name", "hits", "--history", dir.resolve("s.jsonl").toString(), "--secret-file", secret.toString());
+            assertEquals(64, r.code(), r.all());
+            assertTrue(r.err().contains("--secret-file " + secret + " is empty"), r.all());
+        }
     }
 
     @Test
