@@ -15,7 +15,6 @@ import dev.remora.verbs.sim.SimFabric;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -50,45 +49,10 @@ class CuckooMapCrashConcurrencyTest {
         EnumSet.of(Point.COMMIT, Point.KICK, Point.REFRESH), EnumSet.of(Point.KICK),
         EnumSet.of(Point.REPAIR_UNLOCK, Point.REPAIR_TAKE, Point.REPAIR_ROLL_FORWARD, Point.REPAIR_FINISH));
 
-    /** The abandonment of a handle, thrown by its hook. */
-    static final class Abandoned extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Abandoned(Point at) {
-            super("client abandoned its handle at " + at);
-        }
-    }
-
-    /** Abandons at the first doorbell among {@code points}, having posted {@code prefix} of its requests (-1: all). */
-    static CuckooMap.Hook abandonAt(Set<Point> points, int prefix) {
-        return new CuckooMap.Hook() {
-            private boolean armed;
-
-            @Override
-            public int beforePost(Point point, int requests) {
-                if (!points.contains(point)) {
-                    return requests;
-                }
-                if (prefix == 0) {
-                    throw new Abandoned(point);
-                }
-                armed = true;
-                return prefix < 0 ? requests : Math.min(prefix, requests);
-            }
-
-            @Override
-            public void afterPost(Point point) {
-                if (armed) {
-                    throw new Abandoned(point);
-                }
-            }
-        };
-    }
-
     @Test
     void abandonedOperationsAreRepairedAndHistoriesStayLinearizable() throws Exception {
         Params p = new Params().rows(ROWS).slotsPerRow(1).clients(64).lease(LEASE_NS, MARGIN_NS);
-        HistoryRecorder rec = Histories.recorder(System::nanoTime, e -> e instanceof Abandoned);
+        HistoryRecorder rec = Histories.recorder(System::nanoTime, e -> e instanceof CrashHooks.ClientCrashed);
         AtomicInteger abandoned = new AtomicInteger();
         AtomicInteger repairs = new AtomicInteger();
         AtomicInteger kicks = new AtomicInteger();
@@ -98,7 +62,7 @@ class CuckooMapCrashConcurrencyTest {
             Node a = fabric.addNode("a");
             Node b = fabric.addNode("b");
             MemoryRegion table = CuckooMap.allocateRegion(home, p);
-            String[] keys = keys(6);
+            String[] keys = KvTestKeys.distinctRowPairs(6, ROWS, 5);
             Node[] placement = {home, a, a, b};
             Parallel.run(placement.length, Duration.ofSeconds(45), id -> {
                 Random rnd = new Random(2000 + id);
@@ -109,11 +73,11 @@ class CuckooMapCrashConcurrencyTest {
                     for (int i = 0; i < OPS_PER_CLIENT; i++) {
                         if (m.hook == null && rnd.nextInt(30) == 0) {
                             // armed until the client reaches such a doorbell
-                            m.hook = abandonAt(CRASH_POINTS.get(rnd.nextInt(CRASH_POINTS.size())), rnd.nextInt(4) - 1);
+                            m.hook = CrashHooks.at(CRASH_POINTS.get(rnd.nextInt(CRASH_POINTS.size())), rnd.nextInt(4) - 1);
                         }
                         try {
                             operate(map, rnd, keys, "c" + id + "-" + i, seen);
-                        } catch (Abandoned e) {
+                        } catch (CrashHooks.ClientCrashed e) {
                             abandoned.incrementAndGet();
                             repairs.addAndGet((int) m.repairs());
                             kicks.addAndGet((int) m.kicks());
@@ -148,21 +112,6 @@ class CuckooMapCrashConcurrencyTest {
             kicks.get(), (System.nanoTime() - start) / 1_000_000);
         assertTrue(abandoned.get() >= 3, "clients abandoned operations: " + abandoned.get());
         assertTrue(repairs.get() > 0, "someone repaired what they left");
-    }
-
-    /** Keys whose two rows are all different pairs of the table's rows. */
-    private static String[] keys(int n) {
-        String[] keys = new String[n];
-        java.util.Set<Integer> pairs = new java.util.HashSet<>();
-        for (int i = 0, found = 0; found < n; i++) {
-            byte[] kb = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            int r1 = CuckooMap.row1(kb, ROWS);
-            int r2 = CuckooMap.row2(kb, r1, ROWS);
-            if (r1 < 5 && r2 < 5 && pairs.add(Math.min(r1, r2) * 100 + Math.max(r1, r2))) {
-                keys[found++] = "k" + i;
-            }
-        }
-        return keys;
     }
 
     private static void operate(RecordedMap map, Random rnd, String[] keys, String fresh, String[] seen) {

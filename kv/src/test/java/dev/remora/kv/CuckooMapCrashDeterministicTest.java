@@ -21,7 +21,6 @@ import dev.remora.verbs.det.NodeCrashedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -94,17 +93,7 @@ class CuckooMapCrashDeterministicTest {
     private static final Set<Point> COMMITS = EnumSet.of(Point.COMMIT, Point.KICK, Point.REFRESH);
 
     private static String[] keys() {
-        String[] keys = new String[4];
-        java.util.Set<Integer> pairs = new java.util.HashSet<>();
-        for (int i = 0, n = 0; n < keys.length; i++) {
-            byte[] kb = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            int r1 = CuckooMap.row1(kb, ROWS);
-            int r2 = CuckooMap.row2(kb, r1, ROWS);
-            if (pairs.add(Math.min(r1, r2) * 10 + Math.max(r1, r2))) {
-                keys[n++] = "k" + i;
-            }
-        }
-        return keys;
+        return KvTestKeys.distinctRowPairs(4, ROWS, ROWS);
     }
 
     /** When, at the chosen doorbell, a {@link CrashAt} crashes its client. */

@@ -23,15 +23,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -83,10 +80,7 @@ class CuckooMapCrossProcessTest {
     void shouldGiveLinearizableHistoriesWithTheTableInAnotherProcess(int rows, int slots, int keyCount)
         throws Exception {
         HistoryRecorder rec = HistoryRecorder.inMemory();
-        AtomicInteger busy = new AtomicInteger();
-        AtomicInteger full = new AtomicInteger();
-        AtomicInteger casOk = new AtomicInteger();
-        AtomicInteger kicks = new AtomicInteger();
+        MapMix mix = new MapMix();
         AtomicLong gets = new AtomicLong();
         AtomicLong getRoundTrips = new AtomicLong();
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -97,10 +91,7 @@ class CuckooMapCrossProcessTest {
             Node b = f.addNode("b");
             assertTrue(f.isInChild(home) && !f.isInChild(a) && !f.isInChild(b));
             RemoteAddress table = CuckooMap.allocate(home, new Params().rows(rows).slotsPerRow(slots).clients(16));
-            String[] keys = new String[keyCount];
-            try (Endpoint ep = Endpoint.open(a); CuckooMap m = CuckooMap.attach(ep, table)) {
-                chooseKeys(m, keys, slots == 1 ? 5 : rows);
-            }
+            String[] keys = KvTestKeys.distinctRowPairs(keyCount, rows, slots == 1 ? 5 : rows);
             Node[] placement = {a, a, b, b};
             CountDownLatch go = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
@@ -112,7 +103,7 @@ class CuckooMapCrossProcessTest {
                     try (Endpoint ep = Endpoint.open(node); CuckooMap m = CuckooMap.attach(ep, table)) {
                         go.await();
                         Client client = new Client(id, ep, m, rec, keys, deadline);
-                        client.run(busy, full, casOk, kicks);
+                        client.run(mix);
                         gets.addAndGet(client.gets);
                         getRoundTrips.addAndGet(client.getRoundTrips);
                     } catch (Throwable e) {
@@ -134,16 +125,16 @@ class CuckooMapCrossProcessTest {
         CheckResult result = Checker.check(rec.history(), Models.map());
         System.out.printf("[kv cross-process] %d rows x %d slots, %d keys: %d operations, %d cas ok, %d puts kicked, "
                 + "%d BUSY, %d TABLE_FULL, %.3f round trips per GET, %s in %d ms%n", rows, slots, keyCount, ops,
-            casOk.get(), kicks.get(), busy.get(), full.get(), (double) getRoundTrips.get() / gets.get(),
+            mix.casOk.get(), mix.kicks.get(), mix.busy.get(), mix.full.get(), (double) getRoundTrips.get() / gets.get(),
             result.verdict(), took / 1_000_000);
         assertEquals(Verdict.LINEARIZABLE, result.verdict(), String.valueOf(result.cause()));
-        assertEquals(CLIENTS * OPS_PER_CLIENT - busy.get() - full.get(), ops, "every operation completed within the "
-            + "bound; BUSY and TABLE_FULL are fail");
-        assertTrue(casOk.get() > 0, "some compareAndSet succeeded");
+        assertEquals(CLIENTS * OPS_PER_CLIENT - mix.busy.get() - mix.full.get(), ops, "every operation completed "
+            + "within the bound; BUSY and TABLE_FULL are fail");
+        assertTrue(mix.casOk.get() > 0, "some compareAndSet succeeded");
         assertTrue(gets.get() > 0 && getRoundTrips.get() >= gets.get(), "a GET takes a round trip at least");
-        assertTrue(busy.get() < ops / 10, "BUSY answers: " + busy.get());
+        assertTrue(mix.busy.get() < ops / 10, "BUSY answers: " + mix.busy.get());
         if (slots == 1) {
-            assertTrue(kicks.get() > 0, "puts kicked keys while others read and wrote");
+            assertTrue(mix.kicks.get() > 0, "puts kicked keys while others read and wrote");
         }
     }
 
@@ -187,21 +178,6 @@ class CuckooMapCrossProcessTest {
         return ep.statistics().minus(before).roundTrips();
     }
 
-    /** Keys whose two rows are both below {@code rowLimit}, no two keys with the same pair of rows. */
-    private static void chooseKeys(CuckooMap m, String[] keys, int rowLimit) {
-        Set<Integer> pairs = new HashSet<>();
-        int n = 0;
-        for (int i = 0; n < keys.length; i++) {
-            assertTrue(i < 100_000, "no keys found");
-            byte[] kb = bytes("k" + i);
-            int r1 = m.row1(kb);
-            int r2 = m.row2(kb, r1);
-            if (r1 < rowLimit && r2 < rowLimit && pairs.add(Math.min(r1, r2) * 1000 + Math.max(r1, r2))) {
-                keys[n++] = "k" + i;
-            }
-        }
-    }
-
     /** One client's operations, each recorded, and its GETs' round trips. */
     private static final class Client {
         final int id;
@@ -222,48 +198,20 @@ class CuckooMapCrossProcessTest {
             this.deadline = deadline;
         }
 
-        void run(AtomicInteger busy, AtomicInteger full, AtomicInteger casOk, AtomicInteger kicks) {
+        void run(MapMix mix) {
             Random rnd = new Random(2000 + id);
             RecordedMap map = new RecordedMap(m, rec::invoke);
             String[] seen = new String[keys.length]; // null: absent
             for (int i = 0; i < OPS_PER_CLIENT; i++) {
                 assertTrue(System.nanoTime() - deadline < 0, "client " + id + " still at operation " + i
                     + " after the bound");
-                int k = rnd.nextInt(keys.length);
-                String key = keys[k];
-                String fresh = "c" + id + "-" + i;
-                Result r;
-                switch (rnd.nextInt(4)) {
-                    case 0 -> {
-                        long rt0 = ep.statistics().roundTrips();
-                        r = map.get(key);
-                        getRoundTrips += ep.statistics().roundTrips() - rt0;
-                        gets++;
-                        seen[k] = r.status() == Status.BUSY ? seen[k] : text(r.value());
-                    }
-                    case 1 -> {
-                        long before = m.kicks();
-                        r = map.put(key, fresh);
-                        kicks.addAndGet((int) (m.kicks() - before));
-                    }
-                    case 2 -> r = map.delete(key);
-                    default -> {
-                        String expected = rnd.nextInt(4) == 0 ? null : seen[k];
-                        String replacement = rnd.nextInt(5) == 0 ? null : fresh;
-                        r = map.compareAndSet(key, expected, replacement);
-                        if (r.status() == Status.OK) {
-                            casOk.incrementAndGet();
-                            seen[k] = replacement;
-                        } else if (r.status() == Status.CAS_MISMATCH) {
-                            seen[k] = text(r.value());
-                        }
-                    }
-                }
-                if (r.status() == Status.BUSY) {
-                    busy.incrementAndGet();
-                } else if (r.status() == Status.TABLE_FULL) {
-                    full.incrementAndGet();
-                }
+                mix.step(m, map, key -> {
+                    long rt0 = ep.statistics().roundTrips();
+                    Result r = map.get(key);
+                    getRoundTrips += ep.statistics().roundTrips() - rt0;
+                    gets++;
+                    return r;
+                }, rnd, keys, seen, "c" + id + "-" + i);
             }
         }
     }

@@ -44,17 +44,7 @@ class CuckooMapDeterministicTest {
     private static final int[] KINDS = {0, 1, 0, 3, 0, 2};
 
     private static String[] keys() {
-        String[] keys = new String[4];
-        java.util.Set<Integer> pairs = new java.util.HashSet<>();
-        for (int i = 0, n = 0; n < keys.length; i++) {
-            byte[] kb = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            int r1 = CuckooMap.row1(kb, ROWS);
-            int r2 = CuckooMap.row2(kb, r1, ROWS);
-            if (pairs.add(Math.min(r1, r2) * 10 + Math.max(r1, r2))) {
-                keys[n++] = "k" + i;
-            }
-        }
-        return keys;
+        return KvTestKeys.distinctRowPairs(4, ROWS, ROWS);
     }
 
     @Test

@@ -187,15 +187,6 @@ class CuckooMapModelTest {
     private static final long LEASE_NS = 4_000_000;
     private static final long MARGIN_NS = 2_000_000;
 
-    /** The crash of a test client, thrown by its hook. */
-    static final class Crashed extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Crashed() {
-            super("client crashed");
-        }
-    }
-
     /**
      * Model-based with crashes: as {@link #behavesLikeAHashMap}, and now and then an update is run by another client
      * that crashes at a chosen doorbell (its lock CASes, a release, a kick search, doorbell 2, any doorbell of a
@@ -220,12 +211,12 @@ class CuckooMapModelTest {
                 Op op = step.crash().op();
                 byte[] before = model.get(op.key());
                 CuckooMap victim = CuckooMap.attach(ep, region.remote(0));
-                victim.hook = crashAtDoorbell(step.crash().doorbell(), step.crash().prefix());
+                victim.hook = CrashHooks.atDoorbell(step.crash().doorbell(), step.crash().prefix());
                 try {
                     apply(victim, op, model, where);
                     victim.close(); // it completed before the chosen doorbell: an ordinary operation
                     continue;
-                } catch (Crashed e) {
+                } catch (CrashHooks.ClientCrashed e) {
                     crashes++;
                 }
                 m.recover();
@@ -251,33 +242,6 @@ class CuckooMapModelTest {
         } finally {
             region.deregister();
         }
-    }
-
-    /** @return a hook that crashes its client at its {@code n}-th doorbell, after posting {@code prefix} requests */
-    private static CuckooMap.Hook crashAtDoorbell(int n, int prefix) {
-        return new CuckooMap.Hook() {
-            private int seen;
-            private boolean armed;
-
-            @Override
-            public int beforePost(CuckooMap.Point point, int requests) {
-                if (seen++ != n) {
-                    return requests;
-                }
-                if (prefix == 0) {
-                    throw new Crashed();
-                }
-                armed = true;
-                return prefix < 0 ? requests : Math.min(prefix, requests);
-            }
-
-            @Override
-            public void afterPost(CuckooMap.Point point) {
-                if (armed) {
-                    throw new Crashed();
-                }
-            }
-        };
     }
 
     /** @return the key's value after {@code op} applied to {@code before} (null: absent) */

@@ -76,44 +76,6 @@ class CuckooMapRepairTest {
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(LEASE_NS) + 5);
     }
 
-    /** A client's crash: thrown from its hook, after which the test never uses the handle again. */
-    static final class ClientCrashed extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ClientCrashed(Point at) {
-            super("client crashed at " + at);
-        }
-    }
-
-    /**
-     * Crashes its client at the first doorbell among {@code points}: it posts the first {@code prefix} requests (all,
-     * if negative; none, for a crash before posting), then throws. On this fabric the requests posted execute.
-     */
-    static CuckooMap.Hook crashAt(Set<Point> points, int prefix) {
-        return new CuckooMap.Hook() {
-            private boolean armed;
-
-            @Override
-            public int beforePost(Point point, int requests) {
-                if (!points.contains(point)) {
-                    return requests;
-                }
-                if (prefix == 0) {
-                    throw new ClientCrashed(point);
-                }
-                armed = true;
-                return prefix < 0 ? requests : Math.min(prefix, requests);
-            }
-
-            @Override
-            public void afterPost(Point point) {
-                if (armed) {
-                    throw new ClientCrashed(point);
-                }
-            }
-        };
-    }
-
     /** Records the doorbells a client rings, and its endpoint's statistics before each. */
     static final class Doorbells implements CuckooMap.Hook {
         final List<Point> rung = new ArrayList<>();
@@ -159,8 +121,8 @@ class CuckooMapRepairTest {
         CuckooMap a = client(table);
         CuckooMap reader = client(table);
         assertEquals(Status.OK, a.put(b("k"), b("old")).status());
-        a.hook = crashAt(Set.of(Point.COMMIT), 2); // the log and the image land; no bump, no unlock
-        assertThrows(ClientCrashed.class, () -> a.put(b("k"), b("new")));
+        a.hook = CrashHooks.at(Set.of(Point.COMMIT), 2); // the log and the image land; no bump, no unlock
+        assertThrows(CrashHooks.ClientCrashed.class, () -> a.put(b("k"), b("new")));
         Doorbells rung = new Doorbells(endpointOf.get(reader));
         reader.hook = rung;
         Result r = reader.lookup(b("k"));
@@ -194,8 +156,8 @@ class CuckooMapRepairTest {
         CuckooMap a = client(table);
         CuckooMap writer = client(table);
         assertEquals(Status.OK, a.put(b("k"), b("old")).status());
-        a.hook = crashAt(Set.of(Point.COMMIT), 0);
-        assertThrows(ClientCrashed.class, () -> a.put(b("k"), b("new")));
+        a.hook = CrashHooks.at(Set.of(Point.COMMIT), 0);
+        assertThrows(CrashHooks.ClientCrashed.class, () -> a.put(b("k"), b("new")));
         long[] versions = versions(table, p);
         Doorbells rung = new Doorbells(endpointOf.get(writer));
         writer.hook = rung;
@@ -266,8 +228,8 @@ class CuckooMapRepairTest {
         assertEquals(Status.OK, a.put(keyWithRows(2, 3, 0), b("z")).status());
         assertEquals(Status.OK, a.put(keyWithRows(2, 3, 1), b("w")).status());
         // K's rows 0 and 2 are full: its insert moves X to row 1 (the copy first, then K over X's old slot).
-        a.hook = crashAt(Set.of(Point.KICK), 2); // the log and the copy of the moving key land
-        assertThrows(ClientCrashed.class, () -> a.put(k, b("k")));
+        a.hook = CrashHooks.at(Set.of(Point.KICK), 2); // the log and the copy of the moving key land
+        assertThrows(CrashHooks.ClientCrashed.class, () -> a.put(k, b("k")));
         sleepPastLease();
         Result r = reader.lookup(x);
         for (int i = 0; i < 100 && r.status() == Status.BUSY; i++) {
@@ -294,11 +256,11 @@ class CuckooMapRepairTest {
         CuckooMap repairer = client(table);
         CuckooMap third = client(table);
         assertEquals(Status.OK, a.put(b("k"), b("old")).status());
-        a.hook = crashAt(Set.of(Point.COMMIT), 1); // only the log lands: the rows stay locked, nothing written
-        assertThrows(ClientCrashed.class, () -> a.put(b("k"), b("new")));
+        a.hook = CrashHooks.at(Set.of(Point.COMMIT), 1); // only the log lands: the rows stay locked, nothing written
+        assertThrows(CrashHooks.ClientCrashed.class, () -> a.put(b("k"), b("new")));
         // The repairer's update of the key waits out the lease, takes the op over and crashes in its roll-forward.
-        repairer.hook = crashAt(Set.of(Point.REPAIR_ROLL_FORWARD), 1); // one image lands, no bump, no unlock
-        assertThrows(ClientCrashed.class, () -> {
+        repairer.hook = CrashHooks.at(Set.of(Point.REPAIR_ROLL_FORWARD), 1); // one image lands, no bump, no unlock
+        assertThrows(CrashHooks.ClientCrashed.class, () -> {
             for (int i = 0; i < 1000; i++) {
                 repairer.put(b("k"), b("first"));
             }
@@ -329,8 +291,8 @@ class CuckooMapRepairTest {
         CuckooMap slow = client(table);
         CuckooMap later = client(table);
         assertEquals(Status.OK, a.put(b("k"), b("old")).status());
-        a.hook = crashAt(Set.of(Point.COMMIT), 2);
-        assertThrows(ClientCrashed.class, () -> a.put(b("k"), b("new")));
+        a.hook = CrashHooks.at(Set.of(Point.COMMIT), 2);
+        assertThrows(CrashHooks.ClientCrashed.class, () -> a.put(b("k"), b("new")));
         Doorbells rung = new Doorbells(null);
         slow.hook = new CuckooMap.Hook() {
             @Override
@@ -387,10 +349,10 @@ class CuckooMapRepairTest {
             }
         }
         byte[] other = second;
-        a.hook = crashAt(Set.of(Point.COMMIT), 0);
-        assertThrows(ClientCrashed.class, () -> a.put(first, b("1")));
-        b.hook = crashAt(Set.of(Point.COMMIT), 2);
-        assertThrows(ClientCrashed.class, () -> b.put(other, b("2")));
+        a.hook = CrashHooks.at(Set.of(Point.COMMIT), 0);
+        assertThrows(CrashHooks.ClientCrashed.class, () -> a.put(first, b("1")));
+        b.hook = CrashHooks.at(Set.of(Point.COMMIT), 2);
+        assertThrows(CrashHooks.ClientCrashed.class, () -> b.put(other, b("2")));
         int repaired = survivor.recover();
         assertEquals(3, repaired, "two rows unlocked for the first op, one takeover for the second");
         Map<String, String> contents = quiescent(table, p);

@@ -25,18 +25,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -80,17 +77,7 @@ class KvProcessFaultTest {
 
     /** Six keys whose rows all lie in rows 0..4 of the 8, no two with the same pair: inserts must kick. */
     private static String[] keys() {
-        String[] keys = new String[6];
-        Set<Integer> pairs = new HashSet<>();
-        for (int i = 0, n = 0; n < keys.length; i++) {
-            byte[] kb = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            int r1 = CuckooMap.row1(kb, ROWS);
-            int r2 = CuckooMap.row2(kb, r1, ROWS);
-            if (r1 < 5 && r2 < 5 && pairs.add(Math.min(r1, r2) * 100 + Math.max(r1, r2))) {
-                keys[n++] = "k" + i;
-            }
-        }
-        return keys;
+        return KvTestKeys.distinctRowPairs(6, ROWS, 5);
     }
 
     /** The children of one test: started, killed and (at the end) all killed. */
