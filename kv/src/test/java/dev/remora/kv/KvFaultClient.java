@@ -10,6 +10,7 @@ import dev.remora.verbs.RemoteAccessException;
 import dev.remora.verbs.RemoteAddress;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
+import dev.remora.verbs.testing.ChildArgs;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,7 +18,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -77,7 +77,7 @@ public final class KvFaultClient {
     private KvFaultClient(Map<String, String> args) {
         this.args = args;
         this.id = Integer.parseInt(args.getOrDefault("id", "1"));
-        this.keys = required(args, "keys").split(",");
+        this.keys = ChildArgs.required(args, "keys").split(",");
         this.threads = Integer.parseInt(args.getOrDefault("threads", "2"));
         this.seed = Long.parseLong(args.getOrDefault("seed", Integer.toString(id)));
         this.recover = new AtomicBoolean[threads];
@@ -87,9 +87,10 @@ public final class KvFaultClient {
         fabric = SocketFabric.open(new SocketContext().host("127.0.0.1").port(0)
             .retryTimeoutNs(ms("retryMs", 300)).connectTimeoutNs(ms("connectMs", 2000)));
         me = fabric.addNode("kvclient" + id);
-        connect(required(args, "home"));
+        connect(ChildArgs.required(args, "home"));
         table = fabric.lookup(KvFaultHome.TABLE);
-        rec = HistoryRecorder.builder().writeTo(Path.of(file(required(args, "history")))).flushEveryEvent().build();
+        rec = HistoryRecorder.builder().writeTo(Path.of(file(ChildArgs.required(args, "history")))).flushEveryEvent()
+            .build();
     }
 
     /**
@@ -101,31 +102,7 @@ public final class KvFaultClient {
     }
 
     private long ms(String key, long dflt) {
-        return Long.parseLong(args.getOrDefault(key, Long.toString(dflt))) * 1_000_000L;
-    }
-
-    private static String required(Map<String, String> a, String key) {
-        String v = a.get(key);
-        if (v == null) {
-            throw new IllegalArgumentException("missing argument " + key + "=...");
-        }
-        return v;
-    }
-
-    /**
-     * @param args {@code key=value} words
-     * @return them as a map
-     */
-    static Map<String, String> parse(String[] args) {
-        Map<String, String> m = new HashMap<>();
-        for (String w : args) {
-            int eq = w.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("expected key=value: " + w);
-            }
-            m.put(w.substring(0, eq), w.substring(eq + 1));
-        }
-        return m;
+        return ChildArgs.msAsNanos(args, key, dflt);
     }
 
     /** The first connection, retried for 10 s: the home may still be starting. */
@@ -311,7 +288,7 @@ public final class KvFaultClient {
      * @param argv {@code key=value} settings (see the class comment)
      */
     public static void main(String[] argv) {
-        Map<String, String> a = parse(argv);
+        Map<String, String> a = ChildArgs.parse(argv);
         long limitMs = Long.parseLong(a.getOrDefault("runMs", "30000")) + 15_000;
         Thread watchdog = new Thread(() -> {
             sleepMs(limitMs);

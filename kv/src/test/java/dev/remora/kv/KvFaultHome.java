@@ -3,6 +3,7 @@ package dev.remora.kv;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
+import dev.remora.verbs.testing.ChildArgs;
 
 import java.util.Map;
 
@@ -41,7 +42,7 @@ public final class KvFaultHome {
      * @throws InterruptedException never in practice: the process is killed
      */
     public static void main(String[] args) throws InterruptedException {
-        Map<String, String> a = KvFaultClient.parse(args);
+        Map<String, String> a = ChildArgs.parse(args);
         SocketFabric fabric = SocketFabric.open(new SocketContext().host("127.0.0.1")
             .port(Integer.parseInt(a.getOrDefault("port", "0")))
             .retryTimeoutNs(Long.parseLong(a.getOrDefault("retryMs", "300")) * 1_000_000L));

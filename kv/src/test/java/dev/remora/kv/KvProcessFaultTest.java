@@ -109,11 +109,7 @@ class KvProcessFaultTest {
         }
 
         String outputs() {
-            StringBuilder b = new StringBuilder();
-            for (ChildJvm c : children) {
-                b.append(c.output()).append('\n');
-            }
-            return b.toString();
+            return ChildJvm.outputs(children);
         }
 
         @Override

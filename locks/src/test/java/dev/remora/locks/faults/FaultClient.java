@@ -15,9 +15,9 @@ import dev.remora.verbs.VerbsTimeoutException;
 import dev.remora.verbs.WcStatus;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
+import dev.remora.verbs.testing.ChildArgs;
 
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -119,7 +119,7 @@ public final class FaultClient {
     private FaultClient(Map<String, String> args) {
         this.args = args;
         this.id = Integer.parseInt(args.getOrDefault("id", "1"));
-        this.prefix = required(args, "history");
+        this.prefix = ChildArgs.required(args, "history");
         this.holdNs = ms(args, "holdMs", 0);
         this.holds = Integer.parseInt(args.getOrDefault("holds", "1"));
         this.renewNs = ms(args, "renewMs", 50);
@@ -128,7 +128,7 @@ public final class FaultClient {
             .connectTimeoutNs(ms(args, "connectMs", 2000));
         fabric = SocketFabric.open(ctx);
         me = fabric.addNode("client" + id);
-        connect(required(args, "home"));
+        connect(ChildArgs.required(args, "home"));
         ep = Endpoint.open(me, new Endpoint.Context().operationTimeoutNs(ms(args, "opTimeoutMs", 1000)));
         rec = new Recorders(prefix, 0);
         attach();
@@ -152,31 +152,7 @@ public final class FaultClient {
     }
 
     private static long ms(Map<String, String> a, String key, long dflt) {
-        return Long.parseLong(a.getOrDefault(key, Long.toString(dflt))) * 1_000_000L;
-    }
-
-    private static String required(Map<String, String> a, String key) {
-        String v = a.get(key);
-        if (v == null) {
-            throw new IllegalArgumentException("missing argument " + key + "=...");
-        }
-        return v;
-    }
-
-    /**
-     * @param args {@code key=value} words
-     * @return them as a map
-     */
-    static Map<String, String> parse(String[] args) {
-        Map<String, String> m = new HashMap<>();
-        for (String w : args) {
-            int eq = w.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("expected key=value: " + w);
-            }
-            m.put(w.substring(0, eq), w.substring(eq + 1));
-        }
-        return m;
+        return ChildArgs.msAsNanos(a, key, dflt);
     }
 
     private void attach() {
@@ -455,7 +431,7 @@ public final class FaultClient {
      * @param argv {@code key=value} settings (see the class comment)
      */
     public static void main(String[] argv) {
-        Map<String, String> a = parse(argv);
+        Map<String, String> a = ChildArgs.parse(argv);
         long limitMs = Long.parseLong(a.getOrDefault("runMs", "2000")) + 15_000;
         Thread watchdog = new Thread(() -> {
             sleepNs(limitMs * 1_000_000L);

@@ -182,11 +182,7 @@ final class FaultCluster implements AutoCloseable {
 
     /** @return the output of every child, for a failure message */
     String outputs() {
-        StringBuilder b = new StringBuilder();
-        for (ChildJvm c : children) {
-            b.append(c.output()).append('\n');
-        }
-        return b.toString();
+        return ChildJvm.outputs(children);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.remora.objects.RemoteCounter;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
+import dev.remora.verbs.testing.ChildArgs;
 
 import java.util.Map;
 
@@ -38,7 +39,7 @@ public final class FaultHome {
      * @throws InterruptedException never in practice: the process is killed
      */
     public static void main(String[] args) throws InterruptedException {
-        Map<String, String> a = FaultClient.parse(args);
+        Map<String, String> a = ChildArgs.parse(args);
         SocketContext ctx = new SocketContext().host(a.getOrDefault("host", "127.0.0.1"))
             .port(Integer.parseInt(a.getOrDefault("port", "0")))
             .secret(a.get("secret"))

@@ -4,6 +4,7 @@ import dev.remora.verbs.Endpoint;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.socket.SocketContext;
 import dev.remora.verbs.socket.SocketFabric;
+import dev.remora.verbs.testing.ChildArgs;
 
 import java.util.Map;
 
@@ -22,7 +23,7 @@ public final class FaultProbe {
      * @param args {@code key=value} settings (see the class comment)
      */
     public static void main(String[] args) {
-        Map<String, String> a = FaultClient.parse(args);
+        Map<String, String> a = ChildArgs.parse(args);
         FaultCluster.Reading r = read(a.get("home"), a.getOrDefault("host", "127.0.0.1"), a.get("secret"));
         System.out.println("READ " + r.counter() + " " + r.registerToken() + " " + r.registerValue());
         System.out.flush();

@@ -332,6 +332,18 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * @param children child JVMs
+     * @return each one's {@link #output()}, one after the other, for a failure message
+     */
+    public static String outputs(Iterable<ChildJvm> children) {
+        StringBuilder b = new StringBuilder();
+        for (ChildJvm c : children) {
+            b.append(c.output()).append('\n');
+        }
+        return b.toString();
+    }
+
     /** @return the kept stdout lines */
     public synchronized List<String> stdoutLines() {
         return List.copyOf(out);
