@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * The cuckoo map ({@link CuckooMap}) under the YCSB core workloads and a fill from empty, beside
@@ -142,19 +143,26 @@ public final class KvBench {
             .clients(Math.max(64, 4 * threads + 8));
     }
 
-    /** Where a fabric's tables are and how its client threads get endpoints. */
-    interface Target extends AutoCloseable {
-        String label();
-
-        RemoteAddress ycsbTable();
-
-        RemoteAddress fillTable();
-
+    /**
+     * Where a fabric's tables are and how its client threads get endpoints.
+     *
+     * @param label the fabric's name in the report
+     * @param ycsbTable the YCSB workloads' table
+     * @param fillTable the fill's table
+     * @param endpoints a new endpoint for a thread, by its index, on a client node
+     * @param closer closes the fabric (and stops the tables' home)
+     */
+    record Target(String label, RemoteAddress ycsbTable, RemoteAddress fillTable, IntFunction<Endpoint> endpoints,
+                  Runnable closer) implements AutoCloseable {
         /** @param thread the thread's index @return a new endpoint for it, on a client node */
-        Endpoint endpoint(int thread);
+        Endpoint endpoint(int thread) {
+            return endpoints.apply(thread);
+        }
 
         @Override
-        void close();
+        public void close() {
+            closer.run();
+        }
     }
 
     /** The fast fabric with the 2 µs preset: home and two client nodes in this JVM. */
@@ -163,32 +171,8 @@ public final class KvBench {
         Node home = c.node("home");
         RemoteAddress ycsb = CuckooMap.allocate(home, params(o.ycsbRows(), o.threads));
         RemoteAddress fill = CuckooMap.allocate(home, params(o.fillRows, o.threads));
-        return new Target() {
-            @Override
-            public String label() {
-                return "fast-2us";
-            }
-
-            @Override
-            public RemoteAddress ycsbTable() {
-                return ycsb;
-            }
-
-            @Override
-            public RemoteAddress fillTable() {
-                return fill;
-            }
-
-            @Override
-            public Endpoint endpoint(int thread) {
-                return Endpoint.open(c.node(thread % 2 == 0 ? "c1" : "c2"));
-            }
-
-            @Override
-            public void close() {
-                c.close();
-            }
-        };
+        return new Target("fast-2us", ycsb, fill, thread -> Endpoint.open(c.node(thread % 2 == 0 ? "c1" : "c2")),
+            c::close);
     }
 
     /** The socket fabric: the tables' home in a child JVM, two client nodes here. */
@@ -201,38 +185,14 @@ public final class KvBench {
             fabric = f;
             Node[] nodes = {f.addNode("kv-bench-1"), f.addNode("kv-bench-2")};
             f.connect(address);
-            RemoteAddress ycsb = f.lookup(YCSB_TABLE);
-            RemoteAddress fill = f.lookup(FILL_TABLE);
-            return new Target() {
-                @Override
-                public String label() {
-                    return "socket";
-                }
-
-                @Override
-                public RemoteAddress ycsbTable() {
-                    return ycsb;
-                }
-
-                @Override
-                public RemoteAddress fillTable() {
-                    return fill;
-                }
-
-                @Override
-                public Endpoint endpoint(int thread) {
-                    return Endpoint.open(nodes[thread % 2]);
-                }
-
-                @Override
-                public void close() {
+            return new Target("socket", f.lookup(YCSB_TABLE), f.lookup(FILL_TABLE),
+                thread -> Endpoint.open(nodes[thread % 2]), () -> {
                     try {
                         f.close();
                     } finally {
                         stopHome(child);
                     }
-                }
-            };
+                });
         } catch (IOException | RuntimeException e) {
             if (fabric != null) {
                 fabric.close();
