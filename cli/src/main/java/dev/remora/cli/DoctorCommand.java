@@ -3,6 +3,7 @@ package dev.remora.cli;
 import dev.remora.verbs.Fabric;
 import dev.remora.verbs.Node;
 import dev.remora.verbs.spi.FabricProvider;
+import dev.remora.verbs.spi.FabricProviders;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,11 +14,9 @@ import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 
@@ -51,20 +50,9 @@ public final class DoctorCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println("remora " + RemoraMain.VERSION + " on " + RemoraMain.jdk());
         List<String> seen = new ArrayList<>();
-        Iterator<FabricProvider> it = ServiceLoader.load(FabricProvider.class, Fabric.class.getClassLoader())
-            .iterator();
-        while (true) {
-            FabricProvider p;
-            try {
-                if (!it.hasNext()) {
-                    break;
-                }
-                p = it.next();
-            } catch (ServiceConfigurationError e) {
-                // e.g. a provider compiled for a newer JDK than this one
-                out.printf("  %-7s a provider on the class path cannot load in this JVM: %s%n", "?", e.getMessage());
-                continue;
-            }
+        // A provider that cannot load (e.g. one compiled for a newer JDK than this one) is reported and skipped.
+        for (FabricProvider p : FabricProviders.loadable(e -> out.printf("  %-7s a provider on the class path cannot "
+            + "load in this JVM: %s%n", "?", e.getMessage()))) {
             seen.add(p.name());
             out.printf("  %-7s %s%n", p.name(), diagnose(p));
         }

@@ -2,16 +2,14 @@ package dev.remora.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.remora.cli.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,34 +31,11 @@ class LitmusCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {
-        List<String> errLines() {
-            return err.lines().toList();
-        }
-
-        String lastLine() {
-            List<String> lines = out.lines().toList();
-            return lines.isEmpty() ? "" : lines.get(lines.size() - 1);
-        }
-
-        String all() {
-            return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
-        }
-    }
 
     private static String catalogue(String id) {
         return Path.of("..", "spec", "litmus", id + ".litmus").toString();
     }
 
-    private static Run run(String... args) {
-        CommandLine cl = RemoraMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
     /** A well-formed test whose default verdict is wrong (the SC setting agrees); 3 states. */
     private String wrongVerdict() throws IOException {
@@ -78,7 +53,7 @@ class LitmusCommandTest {
     @Test
     void shouldReportADirectoryInOneLineAndStillRunTheOtherFiles() throws IOException {
         Path sub = Files.createDirectory(dir.resolve("sub"));
-        Run r = run("litmus", sub.toString(), L15);
+        CliRun r = run("litmus", sub.toString(), L15);
         assertEquals(65, r.code(), r.all());
         assertEquals(List.of(sub + ": is a directory, not a litmus file"), r.errLines(), r.all());
         assertTrue(r.out().contains("L15 [default]") && r.out().contains("L15 [SC_MODE-TRUE]"), r.all());
@@ -91,7 +66,7 @@ class LitmusCommandTest {
         Files.write(nul, "test X\u0000\ninit x@N1=0\n".getBytes(StandardCharsets.UTF_8));
         Path latin1 = dir.resolve("latin1.litmus");
         Files.write(latin1, new byte[] {'t', 'e', 's', 't', ' ', 'X', '\n', '#', ' ', (byte) 0xE9, '\n'});
-        Run r = run("litmus", nul.toString(), L15, latin1.toString());
+        CliRun r = run("litmus", nul.toString(), L15, latin1.toString());
         assertEquals(65, r.code(), r.all());
         assertEquals(List.of(nul + ": not a text file", latin1 + ": not a text file"), r.errLines(), r.all());
         assertTrue(r.out().contains("L15 [default]"), r.all());
@@ -101,7 +76,7 @@ class LitmusCommandTest {
     @Test
     void shouldReportAMalformedFileWithItsLineAndStillRunTheOtherFiles() throws IOException {
         String bad = malformed();
-        Run r = run("litmus", bad, L15);
+        CliRun r = run("litmus", bad, L15);
         assertEquals(65, r.code(), r.all());
         assertEquals(1, r.errLines().size(), r.all());
         assertTrue(r.err().startsWith(bad + ":3: expected "), r.all());
@@ -116,7 +91,7 @@ class LitmusCommandTest {
     @Test
     void shouldLetAMalformedFileTakePrecedenceOverADisagreement() throws IOException {
         String bad = malformed();
-        Run r = run("litmus", bad, wrongVerdict());
+        CliRun r = run("litmus", bad, wrongVerdict());
         assertEquals(65, r.code(), r.all());
         assertTrue(r.err().startsWith(bad + ":3: expected "), r.all());
         assertTrue(r.out().contains("<- DISAGREE"), r.all());
@@ -127,7 +102,7 @@ class LitmusCommandTest {
     void shouldReportEveryMissingFileAsAUsageErrorAndRunNothing() throws IOException {
         String gone = dir.resolve("gone.litmus").toString();
         String lost = dir.resolve("lost.litmus").toString();
-        Run r = run("litmus", gone, L15, lost, malformed());
+        CliRun r = run("litmus", gone, L15, lost, malformed());
         assertEquals(64, r.code(), r.all());
         assertEquals(List.of(gone + ": no such file", lost + ": no such file"), r.errLines(), r.all());
         assertEquals("", r.out(), r.all());
@@ -135,7 +110,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldListTheKnownKnobsForAnUnknownKnob() {
-        Run r = run("litmus", "--knob", "NOPE=1", L15);
+        CliRun r = run("litmus", "--knob", "NOPE=1", L15);
         assertEquals(64, r.code(), r.all());
         assertEquals(List.of("bad --knob 'NOPE=1': no knob NOPE; " + KNOWN_KNOBS), r.errLines(), r.all());
         assertEquals("", r.out(), r.all());
@@ -143,7 +118,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldListTheKnownKnobsForABadValueOrAMissingValue() {
-        Run r = run("litmus", "--knob", "ATOMIC_CAP=NOPE", L15);
+        CliRun r = run("litmus", "--knob", "ATOMIC_CAP=NOPE", L15);
         assertEquals(64, r.code(), r.all());
         assertEquals(List.of("bad --knob 'ATOMIC_CAP=NOPE': ATOMIC_CAP takes HCA|GLOB, not NOPE; " + KNOWN_KNOBS),
             r.errLines(), r.all());
@@ -157,7 +132,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldSayWhenTheSearchStoppedAtMaxStatesAndExitUnknown() {
-        Run r = run("litmus", "--max-states", "10", L15);
+        CliRun r = run("litmus", "--max-states", "10", L15);
         assertEquals(2, r.code(), r.all());
         assertTrue(r.out().contains("\n  fabric: search stopped at 10 states (--max-states); verdict unknown\n"),
             r.all());
@@ -170,7 +145,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldTakeAWitnessFoundBeforeMaxStatesAsAllowed() {
-        Run r = run("litmus", "--max-states", "10", L01);
+        CliRun r = run("litmus", "--max-states", "10", L01);
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("\n  fabric: allowed (witness found; search stopped at 10 states, "
             + "--max-states)\n"), r.all());
@@ -181,7 +156,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldExitOneWhenADisagreementMeetsAnUnknown() throws IOException {
-        Run r = run("litmus", "--max-states", "10", wrongVerdict(), L15);
+        CliRun r = run("litmus", "--max-states", "10", wrongVerdict(), L15);
         assertEquals(1, r.code(), r.all());
         assertTrue(r.out().contains("verdict unknown"), r.all());
         assertEquals("DISAGREE: 1 of 4 settings (W [default]); 1 undecided (L15 [default]): search stopped at "
@@ -191,7 +166,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldEndWithWhatAgreed() {
-        Run r = run("litmus", L04, L15);
+        CliRun r = run("litmus", L04, L15);
         assertEquals(0, r.code(), r.all());
         assertEquals("agree: 2 files, 5 settings", r.lastLine(), r.all());
         assertEquals("", r.err(), r.all());
@@ -199,7 +174,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldEndWithTheDisagreeingSettings() throws IOException {
-        Run r = run("litmus", L15, wrongVerdict());
+        CliRun r = run("litmus", L15, wrongVerdict());
         assertEquals(1, r.code(), r.all());
         assertTrue(r.out().contains("  fabric: forbidden (3 states)   <- DISAGREE"), r.all());
         assertEquals("DISAGREE: 1 of 4 settings (W [default])", r.lastLine(), r.all());
@@ -209,7 +184,7 @@ class LitmusCommandTest {
     @Test
     void shouldSayFabricAndTlcAgreeWithTlc() throws IOException {
         java.util.Set<Path> before = tlcWorkDirs();
-        Run r = run("litmus", "--tlc", L15);
+        CliRun r = run("litmus", "--tlc", L15);
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("  fabric: forbidden (51 states)   tlc: forbidden (51 states)"), r.all());
         assertEquals("agree: fabric and TLC, 1 file, 2 settings", r.lastLine(), r.all());
@@ -228,7 +203,7 @@ class LitmusCommandTest {
 
     @Test
     void shouldListEveryExitCodeInTheHelp() {
-        Run r = run("litmus", "--help");
+        CliRun r = run("litmus", "--help");
         assertEquals(0, r.code(), r.all());
         String help = r.out().replaceAll("\\s+", " ");
         assertTrue(help.contains("the last line says agree, DISAGREE or UNKNOWN, and for which settings"), r.all());

@@ -5,17 +5,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.remora.cli.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,26 +28,7 @@ class LitmusKitTest {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {
-        String all() {
-            return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
-        }
 
-        String lastLine() {
-            List<String> lines = out.lines().toList();
-            return lines.isEmpty() ? "" : lines.get(lines.size() - 1);
-        }
-    }
-
-    private static Run run(String... args) {
-        CommandLine cl = RemoraMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private static String litmus(String id) {
         return Path.of("..", "spec", "litmus", id + ".litmus").toString();
@@ -66,7 +45,7 @@ class LitmusKitTest {
     @Test
     void shouldWriteAResultOnTheSimFabricAndFindItInsideTheModel() throws IOException {
         Path result = dir.resolve("sim.jsonl");
-        Run r = run("litmus", "--fabric", "sim", "--runs", "40", "--result", result.toString(), litmus("L01"),
+        CliRun r = run("litmus", "--fabric", "sim", "--runs", "40", "--result", result.toString(), litmus("L01"),
             litmus("L04"), litmus("L18"), litmus("E07"));
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("result written to " + result), r.all());
@@ -95,7 +74,7 @@ class LitmusKitTest {
         assertEquals("E07", e07.get("test").asText());
         assertTrue(e07.get("skipped").asText().contains("faults"), e07.toString());
 
-        Run c = run("litmus", "--compare", result.toString());
+        CliRun c = run("litmus", "--compare", result.toString());
         assertEquals(0, c.code(), c.all());
         assertTrue(c.out().startsWith(result + ": fabric sim, device none (software fabric)"), c.all());
         assertTrue(c.out().contains("L04 (") && c.out().contains("): inside the model"), c.all());
@@ -112,7 +91,7 @@ class LitmusKitTest {
         try (var s = Files.list(cwd)) {
             before = s.toList();
         }
-        Run r = run("litmus", "--fabric", "socket", "--runs", "6", litmus("L04"), litmus("L11"));
+        CliRun r = run("litmus", "--fabric", "socket", "--runs", "6", litmus("L04"), litmus("L11"));
         List<Path> made;
         try (var s = Files.list(cwd)) {
             made = s.filter(p -> !before.contains(p) && p.getFileName().toString().startsWith("litmus-socket-"))
@@ -125,7 +104,7 @@ class LitmusKitTest {
             List<JsonNode> lines = lines(made.get(0));
             assertEquals("socket", lines.get(0).get("fabric").asText());
             assertEquals(List.of("L04", "L11"), lines.subList(1, 3).stream().map(t -> t.get("test").asText()).toList());
-            Run c = run("litmus", "--compare", made.get(0).toString());
+            CliRun c = run("litmus", "--compare", made.get(0).toString());
             assertEquals(0, c.code(), c.all());
             assertTrue(c.lastLine().startsWith("inside the model: 2 of 2 tests run on socket"), c.all());
         } finally {
@@ -139,7 +118,7 @@ class LitmusKitTest {
     private Path edited(int line, java.util.function.Consumer<ObjectNode> edit) throws IOException {
         Path result = dir.resolve("base.jsonl");
         if (!Files.exists(result)) {
-            Run r = run("litmus", "--fabric", "sim", "--runs", "10", "--result", result.toString(), litmus("L04"),
+            CliRun r = run("litmus", "--fabric", "sim", "--runs", "10", "--result", result.toString(), litmus("L04"),
                 litmus("L11"));
             assertEquals(0, r.code(), r.all());
         }
@@ -160,7 +139,7 @@ class LitmusKitTest {
             ((ObjectNode) first.get("outcome")).put("a", 1).put("b", 0);
             first.put("final", true).put("model", "forbidden").putNull("weak");
         });
-        Run c = run("litmus", "--compare", f.toString());
+        CliRun c = run("litmus", "--compare", f.toString());
         assertEquals(1, c.code(), c.all());
         assertTrue(c.out().contains("L04 (") && c.out().contains("OUTSIDE THE MODEL: forbidden outcome {a=1, b=0"),
             c.all());
@@ -171,7 +150,7 @@ class LitmusKitTest {
     @Test
     void shouldListTheWeakOutcomesAProviderShowed() throws IOException {
         Path f = edited(3, t -> ((ObjectNode) t.get("outcomes").get(0)).put("weak", true));
-        Run c = run("litmus", "--compare", f.toString());
+        CliRun c = run("litmus", "--compare", f.toString());
         assertEquals(0, c.code(), c.all());
         assertTrue(c.out().contains("L11 (") && c.out().contains("; weak outcome shown: {"), c.all());
         assertTrue(c.lastLine().startsWith("inside the model: 2 of 2 tests run on sim; weak outcomes shown in 1 [L11]"),
@@ -181,7 +160,7 @@ class LitmusKitTest {
     @Test
     void shouldNameTheLineAndFieldOfAMalformedResult() throws IOException {
         Path f = edited(3, t -> ((ObjectNode) t.get("outcomes").get(0)).put("count", -3));
-        Run c = run("litmus", "--compare", f.toString());
+        CliRun c = run("litmus", "--compare", f.toString());
         assertEquals(65, c.code(), c.all());
         assertEquals(f + ":3: field outcomes[0].count: expected an integer of at least 1, found -3\n", c.err(),
             c.all());
@@ -217,7 +196,7 @@ class LitmusKitTest {
 
     @Test
     void shouldRefuseCompareWithLitmusFilesAndAResultOnTheDeterministicFabric() throws IOException {
-        Run c = run("litmus", "--compare", dir.resolve("x.jsonl").toString(), litmus("L04"));
+        CliRun c = run("litmus", "--compare", dir.resolve("x.jsonl").toString(), litmus("L04"));
         assertEquals(64, c.code(), c.all());
         assertTrue(c.err().contains("--compare takes a result file and no litmus files"), c.all());
         c = run("litmus", "--compare", dir.resolve("missing.jsonl").toString());
@@ -234,7 +213,7 @@ class LitmusKitTest {
 
     @Test
     void shouldPassFabricPropertiesAndSayWhyAProviderCannotRun() {
-        Run r = run("litmus", "--fabric", "socket", "--runs", "1", "--property", "hots=1", litmus("L04"));
+        CliRun r = run("litmus", "--fabric", "socket", "--runs", "1", "--property", "hots=1", litmus("L04"));
         assertEquals(64, r.code(), r.all());
         assertTrue(r.err().contains("unknown socket fabric property 'hots'"), r.all());
         r = run("litmus", "--fabric", "socket", "--runs", "1", "--property", "nonsense", litmus("L04"));

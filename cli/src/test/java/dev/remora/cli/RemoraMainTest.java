@@ -1,10 +1,7 @@
 package dev.remora.cli;
 
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,13 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RemoraMainTest {
 
     private static String[] run(String... args) {
-        CommandLine cl = RemoraMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+        CliRun r = CliRun.run(args);
+        return new String[] {Integer.toString(r.code()), r.out(), r.err()};
     }
 
     @Test

@@ -12,16 +12,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.remora.cli.CliRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -53,23 +51,9 @@ class WorkloadCommandTest {
         home.close();
     }
 
-    private record Run(int code, String out, String err) {
-        String all() {
-            return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
-        }
-    }
 
-    private static Run run(String... args) {
-        CommandLine cl = RemoraMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
-    private Run workload(String object, String name, Path history, String... more) {
+    private CliRun workload(String object, String name, Path history, String... more) {
         List<String> args = new java.util.ArrayList<>(List.of("workload", "--fabric", "socket", "--connect",
             node.address(), "--object", object, "--name", name, "--seconds", "0.7", "--threads", "2", "--history",
             history.toString()));
@@ -85,7 +69,7 @@ class WorkloadCommandTest {
     @Test
     void shouldRecordACounterWorkloadThatTheCheckerFindsLinearizable() throws IOException {
         Path h = dir.resolve("counter.jsonl");
-        Run r = workload("counter", "hits", h);
+        CliRun r = workload("counter", "hits", h);
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("check it with: remora check --model counter --init 0 " + h), r.all());
         long adds = count(h, "add");
@@ -96,7 +80,7 @@ class WorkloadCommandTest {
     @Test
     void shouldRecordALockWorkloadWhoseHistoryIsAMutexAndWhoseCountIsExact() throws IOException {
         Path h = dir.resolve("lock.jsonl");
-        Run r = workload("lock", "L1", h, "--data", "data");
+        CliRun r = workload("lock", "L1", h, "--data", "data");
         assertEquals(0, r.code(), r.all());
         long acquisitions = count(h, "acquire");
         assertTrue(acquisitions > 5, r.all());
@@ -108,7 +92,7 @@ class WorkloadCommandTest {
     @Test
     void shouldRecordAKvWorkloadOnATableThatTheCheckerFindsLinearizable() throws IOException {
         Path h = dir.resolve("kv.jsonl");
-        Run r = workload("kv", "kv", h, "--keys", "4");
+        CliRun r = workload("kv", "kv", h, "--keys", "4");
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("--model map"), r.all());
         assertTrue(count(h, "put") > 5 && count(h, "get") > 5 && count(h, "delete") > 0, Files.readString(h));
@@ -125,7 +109,7 @@ class WorkloadCommandTest {
             secured.publish("hits", RemoteCounter.create(home));
             Path secret = dir.resolve("secret");
             Files.writeString(secret, "two words \t\n", StandardCharsets.UTF_8);
-            Run r = run("workload", "--fabric", "socket", "--connect", home.address(), "--object", "counter",
+            CliRun r = run("workload", "--fabric", "socket", "--connect", home.address(), "--object", "counter",
                 "--name", "hits", "--seconds", "0.2", "--threads", "1", "--history", dir.resolve("s.jsonl").toString(),
                 "--secret-file", secret.toString());
             assertEquals(0, r.code(), r.all());
@@ -139,7 +123,7 @@ class WorkloadCommandTest {
 
     @Test
     void shouldNameAnObjectThatIsNotPublished() {
-        Run r = workload("counter", "nope", dir.resolve("x.jsonl"));
+        CliRun r = workload("counter", "nope", dir.resolve("x.jsonl"));
         assertEquals(1, r.code(), r.all());
         assertTrue(r.err().startsWith("remora workload: " + node.address() + ": ") && r.err().contains("'nope'"),
             r.all());
@@ -147,7 +131,7 @@ class WorkloadCommandTest {
 
     @Test
     void shouldRefuseBadArguments() {
-        Run r = workload("counter", "hits", dir.resolve("x.jsonl"), "--threads", "0");
+        CliRun r = workload("counter", "hits", dir.resolve("x.jsonl"), "--threads", "0");
         assertEquals(64, r.code(), r.all());
         r = workload("lock", "L1", dir.resolve("x.jsonl"), "--lock-kind", "mcs");
         assertEquals(64, r.code(), r.all());

@@ -107,18 +107,7 @@ public final class KvFaultClient {
 
     /** The first connection, retried for 10 s: the home may still be starting. */
     private void connect(String home) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            try {
-                fabric.connect(home);
-                return;
-            } catch (IllegalStateException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                sleepMs(50);
-            }
-        }
+        ChildArgs.connect(fabric, home, 10_000_000_000L, e -> { });
     }
 
     private static void say(String line) {

@@ -1,11 +1,10 @@
 package dev.remora.verbs;
 
 import dev.remora.verbs.spi.FabricProvider;
+import dev.remora.verbs.spi.FabricProviders;
 
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
@@ -51,20 +50,8 @@ public interface Fabric extends AutoCloseable {
     static Fabric open(String provider, Map<String, String> properties) {
         StringBuilder known = new StringBuilder();
         StringBuilder unloadable = new StringBuilder();
-        Iterator<FabricProvider> it = ServiceLoader.load(FabricProvider.class, Fabric.class.getClassLoader()).iterator();
-        while (true) {
-            FabricProvider p;
-            try {
-                if (!it.hasNext()) {
-                    break;
-                }
-                p = it.next();
-            } catch (ServiceConfigurationError e) {
-                // A provider on the class path that cannot load here (built for a newer JDK, a missing dependency)
-                // must not hide the others; the iterator goes on with the next one.
-                unloadable.append(unloadable.length() == 0 ? "" : "; ").append(e.getMessage());
-                continue;
-            }
+        for (FabricProvider p : FabricProviders.loadable(
+            e -> unloadable.append(unloadable.length() == 0 ? "" : "; ").append(e.getMessage()))) {
             if (p.name().equals(provider)) {
                 return p.open(properties);
             }

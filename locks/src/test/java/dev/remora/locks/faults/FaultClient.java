@@ -136,19 +136,7 @@ public final class FaultClient {
 
     /** The first connection, retried for 10 s: the home may still be warming up (or its network slow). */
     private void connect(String home) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            try {
-                fabric.connect(home);
-                return;
-            } catch (IllegalStateException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                say("CONNECT_RETRY " + e.getMessage());
-                sleepNs(50_000_000L);
-            }
-        }
+        ChildArgs.connect(fabric, home, 10_000_000_000L, e -> say("CONNECT_RETRY " + e.getMessage()));
     }
 
     private static long ms(Map<String, String> a, String key, long dflt) {

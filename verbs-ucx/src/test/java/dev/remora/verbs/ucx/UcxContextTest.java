@@ -2,7 +2,6 @@ package dev.remora.verbs.ucx;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,13 +17,8 @@ class UcxContextTest {
 
     @Test
     void shouldReadItsOwnAndTheSharedProperties() {
-        Map<String, String> p = new LinkedHashMap<>();
-        p.put("tls", "shm");
-        p.put("ordering", "Flush");
-        p.put("idleSpinNs", "1000");
-        p.put("connectTimeoutNs", "3");
-        p.put("maxSendBytes", "1048576");
-        UcxContext c = UcxContext.fromProperties(p).conclude();
+        UcxContext c = UcxContext.fromProperties(Map.of("tls", "shm", "ordering", "Flush", "idleSpinNs", "1000",
+            "connectTimeoutNs", "3", "maxSendBytes", "1048576")).conclude();
         assertEquals("shm", c.transports());
         assertEquals(UcxContext.Ordering.FLUSH, c.ordering());
         assertEquals(1000, c.idleSpinNs());

@@ -1,11 +1,16 @@
 package dev.remora.verbs.testing;
 
+import dev.remora.verbs.Fabric;
+import dev.remora.verbs.Node;
+
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * The {@code key=value} arguments the tests' child JVMs take ({@link ChildJvm}): a fault test's home and clients
- * read their settings from them.
+ * What the tests' child JVMs ({@link ChildJvm}) share: their {@code key=value} arguments, from which a fault test's
+ * home and clients read their settings, and the first connection to a home that may still be starting.
  */
 public final class ChildArgs {
     private ChildArgs() {
@@ -51,5 +56,35 @@ public final class ChildArgs {
      */
     public static long msAsNanos(Map<String, String> args, String key, long defaultMs) {
         return Long.parseLong(args.getOrDefault(key, Long.toString(defaultMs))) * 1_000_000L;
+    }
+
+    /**
+     * Connects to a node that may still be starting: {@link Fabric#connect} retried every 50 ms while it fails.
+     *
+     * @param fabric this process's fabric
+     * @param address the node's address
+     * @param timeoutNs how long to keep trying
+     * @param retrying told each failure that is retried
+     * @return the node
+     * @throws IllegalStateException the last failure, once the time is up
+     */
+    public static Node connect(Fabric fabric, String address, long timeoutNs,
+                               Consumer<IllegalStateException> retrying) {
+        long deadline = System.nanoTime() + timeoutNs;
+        while (true) {
+            try {
+                return fabric.connect(address);
+            } catch (IllegalStateException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                retrying.accept(e);
+                try {
+                    TimeUnit.MILLISECONDS.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
     }
 }
