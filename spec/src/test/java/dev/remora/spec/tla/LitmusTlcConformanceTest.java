@@ -68,6 +68,7 @@ class LitmusTlcConformanceTest {
 
     private static ExecutorService executor;
     private static TlcWorkerPool pool;
+    private static TlcProgress progress;
     private static final Map<String, ManifestEntry> RESULTS = new TreeMap<>();
     private static final List<String> TABLE = new ArrayList<>();
     private static boolean allRan = true;
@@ -91,14 +92,21 @@ class LitmusTlcConformanceTest {
         }
         executor = Executors.newFixedThreadPool(PARALLELISM);
         pool = WORKER ? new TlcWorkerPool(TlcRunner.locateTlatools(), TIMEOUT, PARALLELISM, OUT) : null;
+        progress = new TlcProgress("litmus");
         final List<DynamicTest> tests = new ArrayList<>();
         for (final Path file : files) {
             final LitmusTest test = parser.parse(file);
             final List<KnobSettings> settings = FULL ? KnobSettings.all() : test.relevantSettings();
             for (final KnobSettings setting : settings) {
                 final String module = generator.write(test, setting, OUT);
-                final Future<TlcRunner.Result> result = executor.submit(() -> pool != null ? pool.check(OUT, module)
-                    : runner.check(OUT, module));
+                progress.planned();
+                final Future<TlcRunner.Result> result = executor.submit(() -> {
+                    try {
+                        return pool != null ? pool.check(OUT, module) : runner.check(OUT, module);
+                    } finally {
+                        progress.done();
+                    }
+                });
                 tests.add(DynamicTest.dynamicTest(module, () -> check(test, setting, module, result, manifest,
                     runner)));
             }
@@ -179,6 +187,9 @@ class LitmusTlcConformanceTest {
         }
         if (pool != null) {
             pool.close();
+        }
+        if (progress != null) {
+            progress.close();
         }
         final List<String> rows = new ArrayList<>(TABLE);
         rows.sort(null);
