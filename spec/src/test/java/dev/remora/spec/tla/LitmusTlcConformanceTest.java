@@ -92,7 +92,7 @@ class LitmusTlcConformanceTest {
         }
         executor = Executors.newFixedThreadPool(PARALLELISM);
         pool = WORKER ? new TlcWorkerPool(TlcRunner.locateTlatools(), TIMEOUT, PARALLELISM, OUT) : null;
-        progress = new TlcProgress("litmus");
+        progress = new TlcProgress("litmus models");
         final List<DynamicTest> tests = new ArrayList<>();
         for (final Path file : files) {
             final LitmusTest test = parser.parse(file);

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A line on standard output every 30 s while a suite's TLC runs go on ({@code [tlc] locks: 12 of 41 models checked
+ * A line on standard output every 30 s while a suite's TLC runs go on ({@code [tlc] lock models: 12 of 41 checked
  * after 60 s}), so that a long suite is never silent. Thread-safe.
  */
 final class TlcProgress implements AutoCloseable {
@@ -44,7 +44,7 @@ final class TlcProgress implements AutoCloseable {
     }
 
     private void print() {
-        System.out.printf(Locale.ROOT, "[tlc] %s: %d of %d models checked after %d s%n", suite, done.get(), total.get(),
+        System.out.printf(Locale.ROOT, "[tlc] %s: %d of %d checked after %d s%n", suite, done.get(), total.get(),
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
     }
 
