@@ -200,7 +200,7 @@ public final class TlcRunner {
         }
     }
 
-    private static long distinct(final String text) {
+    static long distinct(final String text) {
         long last = -1;
         final Matcher m = STATES.matcher(text);
         while (m.find()) {

@@ -37,11 +37,21 @@ import org.junit.jupiter.api.DynamicTest;
  * are still checked, and nothing is written unless every model gave its expected result). Each model runs in its own
  * directory under {@code target/<out>/}, with the shared modules (every {@code .tla} of the given shared folders)
  * copied next to it.
+ *
+ * <p>Models with no temporal property (no {@code PROPERTY} in the {@code .cfg}) run in {@link TlcWorkerPool}'s warm
+ * TLC JVMs, the others each in a JVM of its own ({@link TlcRunner}): the liveness checker keeps state between runs
+ * that the worker does not put back. A warm run whose verdict or state count disagrees with the expectation or the
+ * manifest is run again in a JVM of its own, which decides (a warm JVM may explore in another order, and stop at
+ * another violation or after another number of states). {@code remora.spec.updateManifest=true} and
+ * {@code remora.spec.tlcWorker=false} use no worker.
  */
 final class SpecModelSuite {
 
     static final boolean UPDATE = Boolean.getBoolean("remora.spec.updateManifest");
     static final boolean FULL = Boolean.getBoolean("remora.spec.full");
+    /** false: every model in a TLC JVM of its own, as the manifest is written. */
+    private static final boolean WORKER = !UPDATE && !"false".equals(System.getProperty("remora.spec.tlcWorker"));
+    private static final Pattern TEMPORAL = Pattern.compile("^\\s*PROPERT(?:Y|IES)\\b", Pattern.MULTILINE);
     private static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("remora.spec.tlcTimeoutSec", 120));
     private static final int PARALLELISM = Integer.getInteger("remora.spec.tlcParallelism", 2);
 
@@ -59,6 +69,8 @@ final class SpecModelSuite {
     private final List<String> table = new ArrayList<>();
     private final List<String> run = new ArrayList<>();
     private ExecutorService executor;
+    private TlcProgress progress;
+    private TlcWorkerPool pool;
     private boolean allAsExpected = true;
 
     /**
@@ -112,6 +124,8 @@ final class SpecModelSuite {
             expected.put(cfg, expectation.apply(cfg));
         }
         executor = Executors.newFixedThreadPool(PARALLELISM);
+        progress = new TlcProgress(kind + " models");
+        pool = WORKER ? new TlcWorkerPool(TlcRunner.locateTlatools(), TIMEOUT, PARALLELISM, out) : null;
         final List<DynamicTest> tests = new ArrayList<>();
         for (final Path cfg : configs) {
             final String module = cfg.getFileName().toString().replace(".cfg", "");
@@ -120,10 +134,20 @@ final class SpecModelSuite {
             }
             run.add(module);
             final Path dir = prepare(cfg.getParent(), module);
-            final Future<TlcRunner.Result> result = executor.submit(() -> runner.check(dir, module));
+            final boolean warm = pool != null
+                && !TEMPORAL.matcher(Files.readString(cfg, StandardCharsets.UTF_8)).find();
+            progress.planned();
+            final Future<TlcRunner.Result> result = executor.submit(() -> {
+                try {
+                    return warm ? pool.check(dir, module) : runner.check(dir, module);
+                } finally {
+                    progress.done();
+                }
+            });
             final String folder = cfg.getParent().getFileName().toString();
             final String want = expected.get(cfg);
-            tests.add(DynamicTest.dynamicTest(module, () -> check(folder, module, want, dir, result, manifest)));
+            tests.add(DynamicTest.dynamicTest(module, () -> check(folder, module, want, dir, result, manifest,
+                warm ? runner : null)));
         }
         executor.shutdown();
         if (!UPDATE && !FULL) {
@@ -155,35 +179,55 @@ final class SpecModelSuite {
         return dir;
     }
 
+    /** @param cold the runner that decides when a warm run disagrees, or null when the run was not warm */
     private void check(final String folder, final String module, final String expected, final Path dir,
-                       final Future<TlcRunner.Result> future, final Map<String, Entry> manifest)
+                       final Future<TlcRunner.Result> future, final Map<String, Entry> manifest, final TlcRunner cold)
         throws InterruptedException, ExecutionException, IOException {
-        final TlcRunner.Result result = future.get();
+        TlcRunner.Result result = future.get();
         TlcRunner.deleteTree(dir.resolve("states"));
         TlcRunner.deleteTree(dir.resolve("tmp"));
-        final String text = Files.readString(result.output(), StandardCharsets.UTF_8);
-        final String actual = verdict(text);
-        final long distinct = distinct(text);
-        final double seconds = result.elapsed().toMillis() / 1000.0;
+        String text = Files.readString(result.output(), StandardCharsets.UTF_8);
+        String actual = verdict(text);
+        long distinct = distinct(text);
+        final Entry recordedEntry = manifest.get(module);
+        if (cold != null && result.outcome() != TlcRunner.Outcome.TIMEOUT && (!expected.equals(actual)
+            || !UPDATE && recordedEntry != null && recordedEntry.distinctStates() != distinct)) {
+            // A warm JVM's run disagrees: a run in a JVM of its own, as the manifest's were made, decides.
+            final String warmVerdict = actual;
+            final long warmDistinct = distinct;
+            result = cold.check(dir, module);
+            TlcRunner.deleteTree(dir.resolve("states"));
+            TlcRunner.deleteTree(dir.resolve("tmp"));
+            text = Files.readString(result.output(), StandardCharsets.UTF_8);
+            actual = verdict(text);
+            distinct = distinct(text);
+            System.out.println(module + ": TLC in a warm JVM gave " + warmVerdict + " with " + warmDistinct
+                + " distinct states, in a JVM of its own " + actual + " with " + distinct);
+        }
+        final TlcRunner.Result decided = result;
+        final String verdictDecided = actual;
+        final long distinctDecided = distinct;
+        final double seconds = decided.elapsed().toMillis() / 1000.0;
         synchronized (results) {
-            results.put(module, new Entry(module, folder, expected, actual, distinct));
-            table.add(String.format("| %s | %s | %s | %s | %d | %.1f s |", folder, module, expected, actual,
-                distinct, seconds));
-            if (!expected.equals(actual)) {
+            results.put(module, new Entry(module, folder, expected, verdictDecided, distinctDecided));
+            table.add(String.format("| %s | %s | %s | %s | %d | %.1f s |", folder, module, expected, verdictDecided,
+                distinctDecided, seconds));
+            if (!expected.equals(verdictDecided)) {
                 allAsExpected = false;
             }
         }
-        if (result.outcome() == TlcRunner.Outcome.TIMEOUT) {
-            fail(module + ": TLC timed out after " + TIMEOUT + " (see " + result.output() + ")");
+        if (decided.outcome() == TlcRunner.Outcome.TIMEOUT) {
+            fail(module + ": TLC timed out after " + TIMEOUT + " (see " + decided.output() + ")");
         }
-        assertEquals(expected, actual, () -> module + ": TLC " + result.summary() + " (see " + result.output() + ")");
+        assertEquals(expected, verdictDecided, () -> module + ": TLC " + decided.summary() + " (see "
+            + decided.output() + ")");
         if (!UPDATE) {
             final Entry recorded = manifest.get(module);
             if (recorded == null) {
                 fail(module + " is not in spec/" + manifestFile + "; rerun with -Dremora.spec.updateManifest=true");
             }
-            assertEquals(recorded.distinctStates(), distinct, () -> module + ": distinct-state count changed from "
-                + "spec/" + manifestFile + "; if intended, rerun with -Dremora.spec.updateManifest=true");
+            assertEquals(recorded.distinctStates(), distinctDecided, () -> module + ": distinct-state count changed "
+                + "from spec/" + manifestFile + "; if intended, rerun with -Dremora.spec.updateManifest=true");
         }
     }
 
@@ -229,6 +273,12 @@ final class SpecModelSuite {
         if (executor != null) {
             executor.shutdownNow();
             executor.awaitTermination(1, TimeUnit.MINUTES);
+        }
+        if (progress != null) {
+            progress.close();
+        }
+        if (pool != null) {
+            pool.close();
         }
         final List<String> rows = new ArrayList<>(table);
         rows.sort(null);

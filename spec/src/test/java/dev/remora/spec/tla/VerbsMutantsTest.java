@@ -293,6 +293,7 @@ class VerbsMutantsTest {
 
     private static final List<Result> RESULTS = new ArrayList<>();
     private static ExecutorService executor;
+    private static TlcProgress progress;
 
     @TestFactory
     Stream<DynamicTest> shouldCatchEveryDocumentedMutantOfTheModel() throws IOException {
@@ -317,10 +318,18 @@ class VerbsMutantsTest {
         }
         final TlcRunner runner = new TlcRunner(TlcRunner.locateTlatools(), TIMEOUT);
         executor = Executors.newFixedThreadPool(PARALLELISM);
+        progress = new TlcProgress("TLA+ mutants");
         final List<Future<Result>> futures = new ArrayList<>();
         final List<DynamicTest> cases = new ArrayList<>();
         for (final Mutant m : MUTANTS) {
-            final Future<Result> future = executor.submit(() -> run(m, tests, runner));
+            progress.planned();
+            final Future<Result> future = executor.submit(() -> {
+                try {
+                    return run(m, tests, runner);
+                } finally {
+                    progress.done();
+                }
+            });
             futures.add(future);
             cases.add(DynamicTest.dynamicTest(m.name(), () -> check(future.get())));
         }
@@ -429,6 +438,9 @@ class VerbsMutantsTest {
         if (executor != null) {
             executor.shutdownNow();
             executor.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        }
+        if (progress != null) {
+            progress.close();
         }
     }
 

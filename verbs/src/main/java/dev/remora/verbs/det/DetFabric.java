@@ -30,9 +30,10 @@ import java.util.SplittableRandom;
  * f.spawn(c, "client", () -> { ... Endpoint.open(c) ... });
  * DetFabric.Result r = f.run();                   // runs every spawned thread to the end, one step at a time
  * }</pre>
- * Spawned threads are real Java threads, but exactly one of them (or the scheduler) runs at a time, handing over at
- * each step; code between steps must not depend on real time or on other threads outside the fabric. Waits use the
- * fabric's virtual clock ({@link dev.remora.verbs.CompletionQueue#nanoTime()}).
+ * Spawned threads are real Java threads, but exactly one of them runs at a time: the one holding the baton, which also
+ * runs the seeded scheduler and hands the baton to the thread whose step it chooses; code between steps must not
+ * depend on real time or on other threads outside the fabric. Waits use the fabric's virtual clock
+ * ({@link dev.remora.verbs.CompletionQueue#nanoTime()}).
  *
  * <h2>Time</h2>
  * Virtual time advances {@link DetContext#nanosPerStep()} per step, and jumps, when no step is enabled, to the earliest
@@ -330,8 +331,16 @@ public final class DetFabric implements Fabric {
             throw new NodeCrashedException(a.node.name());
         }
         machine.setPending(a.thread, op);
-        schedulerTurn.signal();
-        a.resume.await();
+        if (phase == Phase.LOOP) {
+            // This thread holds the baton: it schedules until its own step is taken or it hands the baton on.
+            Actor next = loop.advance();
+            if (next != a) {
+                handOn(next, a);
+            }
+        } else {
+            schedulerTurn.signal();
+            a.resume.await();
+        }
         if (machine.hasPending(a.thread) && (a.node.crashed || a.aborted)) {
             machine.clearPending(a.thread);
             if (a.aborted) {
@@ -404,58 +413,21 @@ public final class DetFabric implements Fabric {
             }
             running = true;
         }
-        SplittableRandom random = new SplittableRandom(context.seed());
-        // A stream of its own, so that delays do not shift the scheduler's choices.
-        SplittableRandom delayRandom = new SplittableRandom(context.seed() ^ 0x7F4A7C159E3779B9L);
-        boolean delays = context.hasRoundTrips();
-        List<FaultPlan.Fault> faults = new ArrayList<>(context.faults().faults());
-        long[] delayedUntil = new long[Math.max(1, nodes.size())];
+        loop = new Loop();
         for (Actor a : actors) {
             startActor(a);
         }
-        long[] buffer = new long[64];
-        boolean finished = true;
-        while (true) {
-            applyFaults(faults, delayedUntil);
-            reapCrashed();
-            if (buffer.length < machine.maxSteps()) {
-                buffer = new long[machine.maxSteps() * 2];
-            }
-            int n = machine.enabled(buffer);
-            heldUntil = Long.MAX_VALUE;
-            if (delays) {
-                n = withoutEarly(buffer, n);
-            }
-            n = withoutDelayed(buffer, n, delayedUntil);
-            if (n == 0) {
-                long next = Math.min(heldUntil, earliestWakeUp());
-                if (next == Long.MAX_VALUE) {
-                    finished = actors.stream().allMatch(a -> a.finished);
-                    break;
-                }
-                // Nothing can happen before `next`: the clock jumps there (no choice, but part of the trace).
-                virtualNanos = next;
-                traceHash = DetMachine.mix(traceHash, ~next);
-                continue;
-            }
-            if (steps >= context.maxSteps()) {
-                finished = false;
-                break;
-            }
-            long s = buffer[random.nextInt(n)];
-            traceHash = DetMachine.mix(traceHash, s);
-            steps++;
-            virtualNanos += context.nanosPerStep();
-            int t = machine.threadOf(s);
-            boolean actorStep = Steps.isThreadStep(s);
-            if (delays && actorStep && machine.pendingOp(t) instanceof DetProgram.PostAll p) {
-                posted(p, delayRandom);
-            }
-            machine.apply(s);
-            if (actorStep) {
-                resume(actorOf(t));
-            }
+        // From here the scheduler runs on whichever thread holds the baton (this one first): see Loop.
+        phase = Phase.LOOP;
+        Actor first = loop.advance();
+        if (first != null) {
+            first.resume.signal();
+            schedulerTurn.await(); // until the thread that finds the run over (or the loop failed) hands back
         }
+        if (loop.failure != null) {
+            throw loop.failure;
+        }
+        boolean finished = loop.finished;
         for (Actor a : actors) {
             if (!a.finished) {
                 a.aborted = true; // end threads left waiting at the step bound or in a deadlock
@@ -488,14 +460,6 @@ public final class DetFabric implements Fabric {
         return null;
     }
 
-    /** Threads of crashed nodes stop at their pending step. */
-    private void reapCrashed() {
-        for (Actor a : actors) {
-            if (!a.finished && a.node.crashed && machine.hasPending(a.thread)) {
-                resume(a);
-            }
-        }
-    }
 
     private Actor actorOf(int thread) {
         for (Actor a : actors) {
@@ -518,7 +482,11 @@ public final class DetFabric implements Fabric {
                 a.failure = e;
             } finally {
                 a.finished = true;
-                schedulerTurn.signal();
+                if (phase == Phase.LOOP) {
+                    handOn(loop.advance(), null); // a finishing thread hands the baton on and ends
+                } else {
+                    schedulerTurn.signal();
+                }
             }
         }, "det-" + a.name);
         a.javaThread.setDaemon(true);
@@ -526,13 +494,131 @@ public final class DetFabric implements Fabric {
         resume(a);
     }
 
-    /** Lets an actor run until its next step (or its end), then waits for it. */
+    /** Lets an actor run until its next step (or its end), then waits for it (outside {@link Phase#LOOP}). */
     private void resume(Actor a) {
         if (a.finished) {
             return;
         }
         a.resume.signal();
         schedulerTurn.await();
+    }
+
+    /** Where a run is: which thread schedules. */
+    private enum Phase {
+        /** Before the loop: each actor runs to its first step and hands back to {@link #run()}. */
+        STARTING,
+        /** The scheduling loop: the thread holding the baton (an actor, or {@link #run()} at first) runs it. */
+        LOOP,
+        /** After the loop: {@link #run()} resumes the threads left waiting, one at a time. */
+        ENDING
+    }
+
+    private volatile Phase phase = Phase.STARTING;
+    private Loop loop;
+
+    /**
+     * Hands the baton to {@code next} (null: the run is over, back to {@link #run()}); then, if {@code self} is an
+     * actor, waits until the baton comes back to it.
+     */
+    private void handOn(Actor next, Actor self) {
+        if (next == null) {
+            schedulerTurn.signal();
+        } else {
+            next.resume.signal();
+        }
+        if (self != null) {
+            self.resume.await();
+        }
+    }
+
+    /**
+     * The seeded scheduler's state and loop. The loop is run by whichever thread holds the baton: an actor that
+     * reaches a step chooses the next steps itself, applies them, and hands the baton only to the actor whose step it
+     * chose (continuing at once if that is its own), so a step costs at most one hand-over between threads instead of
+     * two through a scheduler thread. The choices are the same as a scheduler thread's would be (one thread runs at a
+     * time, every hand-over is a {@link Handoff}, which orders memory), so a seed gives the same run.
+     */
+    private final class Loop {
+        private final SplittableRandom random = new SplittableRandom(context.seed());
+        /** A stream of its own, so that delays do not shift the scheduler's choices. */
+        private final SplittableRandom delayRandom = new SplittableRandom(context.seed() ^ 0x7F4A7C159E3779B9L);
+        private final boolean delays = context.hasRoundTrips();
+        private final List<FaultPlan.Fault> faults = new ArrayList<>(context.faults().faults());
+        private final long[] delayedUntil = new long[Math.max(1, nodes.size())];
+        private long[] buffer = new long[64];
+        /** Set when the loop ends: whether every thread finished. */
+        boolean finished;
+        /** Set if the loop itself threw (a bug in the machine, say): {@link #run()} rethrows it. */
+        RuntimeException failure;
+
+        /**
+         * Takes steps until one of an actor's is taken (or a crashed node's thread must stop), and returns that actor
+         * to resume; returns null, and ends the loop, when no step is left or the step bound is reached.
+         */
+        Actor advance() {
+            try {
+                Actor next = next();
+                if (next == null) {
+                    phase = Phase.ENDING;
+                }
+                return next;
+            } catch (RuntimeException | Error e) {
+                failure = e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                phase = Phase.ENDING;
+                return null;
+            }
+        }
+
+        private Actor next() {
+            while (true) {
+                applyFaults(faults, delayedUntil);
+                for (Actor a : actors) {
+                    if (!a.finished && a.node.crashed && machine.hasPending(a.thread)) {
+                        return a; // threads of crashed nodes stop at their pending step
+                    }
+                }
+                if (buffer.length < machine.maxSteps()) {
+                    buffer = new long[machine.maxSteps() * 2];
+                }
+                int n = machine.enabled(buffer);
+                heldUntil = Long.MAX_VALUE;
+                if (delays) {
+                    n = withoutEarly(buffer, n);
+                }
+                n = withoutDelayed(buffer, n, delayedUntil);
+                if (n == 0) {
+                    long next = Math.min(heldUntil, earliestWakeUp());
+                    if (next == Long.MAX_VALUE) {
+                        finished = actors.stream().allMatch(a -> a.finished);
+                        return null;
+                    }
+                    // Nothing can happen before `next`: the clock jumps there (no choice, but part of the trace).
+                    virtualNanos = next;
+                    traceHash = DetMachine.mix(traceHash, ~next);
+                    continue;
+                }
+                if (steps >= context.maxSteps()) {
+                    finished = false;
+                    return null;
+                }
+                long s = buffer[random.nextInt(n)];
+                traceHash = DetMachine.mix(traceHash, s);
+                steps++;
+                virtualNanos += context.nanosPerStep();
+                int t = machine.threadOf(s);
+                boolean actorStep = Steps.isThreadStep(s);
+                if (delays && actorStep && machine.pendingOp(t) instanceof DetProgram.PostAll p) {
+                    posted(p, delayRandom);
+                }
+                machine.apply(s);
+                if (actorStep) {
+                    Actor a = actorOf(t);
+                    if (!a.finished) {
+                        return a;
+                    }
+                }
+            }
+        }
     }
 
     private void applyFaults(List<FaultPlan.Fault> faults, long[] delayedUntil) {
