@@ -58,10 +58,24 @@
 (*     order, bumps and unlocks before the slot WRITEs: a GET reads the   *)
 (*     bumped versions, then the rows across the kick's WRITEs, all tags  *)
 (*     passing (NeverMiss).                                                *)
-(*   KickOrder = "sourceFirst" (MCCuckooMapSourceFirst.cfg): the source   *)
-(*     overwritten before the destination is written. It does NOT break   *)
-(*     the GET: it holds, since with the version check no accepted        *)
-(*     snapshot lies between the kick's two WRITEs (see below).            *)
+(*   Check = "none" (MCCuckooMapNoCheck.cfg): the GET accepts any          *)
+(*     snapshot: it reads row 1's key word (X) before the kick's overwrite *)
+(*     lands and its value word (EMPTY's 0) after, and returns 0, a value  *)
+(*     X never had (NoMix): a slot of two writes, which the tags reject.   *)
+(*     With one key an update cannot show it: its key word stays X and     *)
+(*     its one value word goes from old to new once, so an unchecked GET   *)
+(*     returns the old or the new value; TLC reports GetInTime only        *)
+(*     because the model takes the update at its last word's landing.      *)
+(*   KickOrder = "removeThenInsert" (MCCuckooMapRemoveFirst.cfg): the      *)
+(*     kick as a delete, then an insert, each published on its own: the    *)
+(*     source's WRITE (EMPTY), its bump, its unlock, then the              *)
+(*     destination's WRITE, bump, unlock. A GET reads the versions 1 and   *)
+(*     0 between the halves and accepts both rows empty (NeverMiss).       *)
+(*   KickOrder = "sourceFirst" (MCCuckooMapSourceFirst.cfg): the source    *)
+(*     overwritten before the destination is written, both WRITEs before   *)
+(*     both bumps. It does NOT break the GET: it holds, since with the     *)
+(*     version check no accepted snapshot lies between the kick's two      *)
+(*     WRITEs (see below).                                                 *)
 (***************************************************************************)
 EXTENDS TornVerbs, FiniteSets
 
@@ -69,8 +83,8 @@ CONSTANTS
     Home,       \* the table's node
     Writer,     \* the writer thread; every other thread is a reader of X
     WOps,       \* the writer's ops, a sequence of "update" and "kick"
-    Check,      \* "versions" (the code), "tags"
-    KickOrder,  \* "destFirst" (the code), "sourceFirst"
+    Check,      \* "versions" (the code), "tags", "none"
+    KickOrder,  \* "destFirst" (the code), "sourceFirst", "removeThenInsert"
     Publish,    \* "r7" (the code: WRITEs, bumps, unlocks), "early" (bumps, unlocks, WRITEs)
     MaxGets,    \* GETs each reader makes
     MaxTries    \* READs per GET before BUSY
@@ -86,8 +100,10 @@ Tag(w) == w \div 10
 Pay(w) == w % 10
 Readers == Threads \ {Writer}
 
-ASSUME /\ Check \in {"versions", "tags"} /\ KickOrder \in {"destFirst", "sourceFirst"}
+ASSUME /\ Check \in {"versions", "tags", "none"}
+       /\ KickOrder \in {"destFirst", "sourceFirst", "removeThenInsert"}
        /\ Publish \in {"r7", "early"} /\ Writer \in Threads
+       /\ KickOrder = "removeThenInsert" => Publish = "r7"
        /\ \A i \in 1..Len(WOps) : WOps[i] \in {"update", "kick"}
        /\ Locs = SlotWords \cup {LockW(r) : r \in Rows} \cup {VerW(r) : r \in Rows}
        /\ \A l \in Locs : HomeOf[l] = Home
@@ -144,17 +160,24 @@ Images ==
     IN  IF WOps[wi] = "update" THEN <<upd>>
         ELSE IF KickOrder = "destFirst" THEN <<dest, src>> ELSE <<src, dest>>
 
+(* A kick published in two halves: "removeThenInsert" only.                *)
+SplitKick == KickOrder = "removeThenInsert" /\ wi <= Len(WOps) /\ WOps[wi] = "kick"
+
 (* The steps of an op: the verbs in posting order.                         *)
 Lock(r) == [k |-> "cas", l |-> LockW(r), c |-> 0, v |-> 1]
 Bump(r) == [k |-> "faa", l |-> VerW(r), c |-> 0, v |-> 1]
 Unlock(r) == [k |-> "cas", l |-> LockW(r), c |-> 1, v |-> 0]
-Wr == [k |-> "writes", l |-> "none", c |-> 0, v |-> 0]
+(* The WRITE of Images[i], or of all the op's Images if i = 0.             *)
+Wr(i) == [k |-> "writes", l |-> "none", c |-> i, v |-> 0]
 Steps ==
     \* "r7": the bumps execute after the WRITEs are placed (R7), the unlocks after the bumps (R9).
     \* "early": the bumps and unlocks are posted first, so nothing orders the WRITEs before them.
-    IF Publish = "r7"
-    THEN <<Lock(1), Lock(2), Wr, Bump(1), Bump(2), Unlock(1), Unlock(2)>>
-    ELSE <<Lock(1), Lock(2), Bump(1), Bump(2), Unlock(1), Unlock(2), Wr>>
+    \* A split kick: the source's WRITE, bump, unlock, then the destination's (each half as "r7").
+    IF SplitKick
+    THEN <<Lock(1), Lock(2), Wr(1), Bump(xrow), Unlock(xrow), Wr(2), Bump(Other(xrow)), Unlock(Other(xrow))>>
+    ELSE IF Publish = "r7"
+    THEN <<Lock(1), Lock(2), Wr(0), Bump(1), Bump(2), Unlock(1), Unlock(2)>>
+    ELSE <<Lock(1), Lock(2), Bump(1), Bump(2), Unlock(1), Unlock(2), Wr(0)>>
 
 WDone == wi > Len(WOps)
 (* The op's knowledge after its last step.                                 *)
@@ -178,10 +201,11 @@ WComplete ==
     /\ SetOp(Writer, NoOp) /\ Advance
     /\ UNCHANGED <<mem, sb, pend, tornVars, pc, nops, tries, gv, written, ghostVars>>
 
-(* Post the op's slot WRITEs, one after the other on one QP (R6).          *)
+(* Post the op's slot WRITEs (or the step's one), one after the other on   *)
+(* one QP (R6).                                                            *)
 WWrites ==
     /\ ~WDone /\ Steps[ws].k = "writes" /\ CanPostT(Writer)
-    /\ StartWrites(Writer, Images)
+    /\ StartWrites(Writer, IF Steps[ws].c = 0 THEN Images ELSE <<Images[Steps[ws].c]>>)
     /\ Advance
     /\ IF WOps[wi] = "update"
        THEN written' = written \cup {xval + 1} /\ pendVal' = xval + 1
@@ -216,8 +240,9 @@ GetVer2(t) ==
     /\ UNCHANGED <<mem, sb, pend, tw, nops, wi, ws, xrow, xval, written, ghostVars>>
 
 RowOK(t, r) ==
-    /\ Tag(Got(t)[KeyW(r)]) = Tag(Got(t)[ValW(r)])
-    /\ Check = "tags" \/ Tag(Got(t)[KeyW(r)]) <= gv[t][r]
+    \/ Check = "none"
+    \/ /\ Tag(Got(t)[KeyW(r)]) = Tag(Got(t)[ValW(r)])
+       /\ Check = "tags" \/ Tag(Got(t)[KeyW(r)]) <= gv[t][r]
 Accept(t) == \A r \in Rows : RowOK(t, r)
 HoldsX(t) == {r \in Rows : Pay(Got(t)[KeyW(r)]) = 1}
 Found(t) == HoldsX(t) # {}

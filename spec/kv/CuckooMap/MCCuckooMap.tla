@@ -12,6 +12,9 @@
 (*                               NeverMiss violated                         *)
 (*   MCCuckooMapSourceFirst.cfg  the kick overwrites the source first:     *)
 (*                               holds (the version check covers it)       *)
+(*   MCCuckooMapNoCheck.cfg      the GET checks nothing: NoMix violated    *)
+(*   MCCuckooMapRemoveFirst.cfg  the kick removes X, publishes that, then  *)
+(*                               inserts X: NeverMiss violated             *)
 (***************************************************************************)
 EXTENDS CuckooMap
 

@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapNoCheck ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapNoCheck.cfg. *)
+EXTENDS MCCuckooMap
+====

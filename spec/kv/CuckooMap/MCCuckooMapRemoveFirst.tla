@@ -1,0 +1,4 @@
+---- MODULE MCCuckooMapRemoveFirst ----
+(* A model of MCCuckooMap.tla; see MCCuckooMapRemoveFirst.cfg. *)
+EXTENDS MCCuckooMap
+====
