@@ -124,14 +124,21 @@ class ServeProcessTest {
 
     @Test
     void shouldExitTwoForUnknownFlagsAndBadValues() {
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--bogus"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--port", "many"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--lock", "spin:L"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--lock", "L"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--counter", "a", "--word", "a"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--retry-timeout-ms", "0"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--config", "/nonexistent/remora.conf"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--kv", "t", "--kv-rows", "100"}));
-        assertEquals(2, RemoraMain.run(new String[] {"serve", "--kv", "t", "--counter", "t"}));
+        assertRefused("Unknown option: '--bogus'", "serve", "--bogus");
+        assertRefused("'many' is not an int", "serve", "--port", "many");
+        assertRefused("unknown lock kind 'spin'", "serve", "--lock", "spin:L");
+        assertRefused("expected KIND:NAME", "serve", "--lock", "L");
+        assertRefused("the name 'a' is used twice", "serve", "--counter", "a", "--word", "a");
+        assertRefused("--retry-timeout-ms must be in 1..3600000: 0", "serve", "--retry-timeout-ms", "0");
+        assertRefused("cannot read /nonexistent/remora.conf", "serve", "--config", "/nonexistent/remora.conf");
+        assertRefused("rows must be a power of two", "serve", "--kv", "t", "--kv-rows", "100");
+        assertRefused("the name 't' is used twice", "serve", "--kv", "t", "--counter", "t");
+    }
+
+    /** The command exits 2 and says why on its error writer (captured, so the build's log stays quiet). */
+    private static void assertRefused(String why, String... args) {
+        CliRun r = CliRun.run(args);
+        assertEquals(2, r.code(), r.all());
+        assertTrue(r.err().contains(why), r.all());
     }
 }

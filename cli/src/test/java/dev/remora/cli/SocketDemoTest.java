@@ -40,8 +40,9 @@ class SocketDemoTest {
         assertTrue(printed.contains("8-byte READ round trip"), printed);
         assertTrue(printed.contains("1,000 in"), printed);
         assertEquals(4 * 1000, Files.readAllLines(dir.resolve("lock-history.jsonl")).size());
-        assertEquals(0, RemoraMain.run(new String[] {"check", "--model", "mutex",
-            dir.resolve("lock-history.jsonl").toString()}));
+        CliRun check = CliRun.run("check", "--model", "mutex", dir.resolve("lock-history.jsonl").toString());
+        assertEquals(0, check.code(), check.all());
+        assertTrue(check.out().contains("\tlinearizable"), check.all());
     }
 
     @Test
@@ -66,15 +67,19 @@ class SocketDemoTest {
             lines.stream().map(l -> l.replaceAll(".*\"process\":(\\d+),\"type\":\"(\\w+)\".*\"time\":(\\d+).*",
                 "$1:$2:$3")).toList());
         // Both acquisitions completed (20, 30) before either release was invoked (40, 50): two holders at once.
-        assertEquals(1, RemoraMain.run(new String[] {"check", "--model", "mutex", merged.toString()}));
+        CliRun check = CliRun.run("check", "--model", "mutex", merged.toString());
+        assertEquals(1, check.code(), check.all());
+        assertTrue(check.out().contains("\tnot-linearizable"), check.all());
 
         // The command: the same merge, and a file that is not a history is refused with its line.
         Path viaCommand = dir.resolve("c.jsonl");
-        assertEquals(0, RemoraMain.run(new String[] {"merge", "-o", viaCommand.toString(), a.toString(),
-            b.toString()}));
+        CliRun merge = CliRun.run("merge", "-o", viaCommand.toString(), a.toString(), b.toString());
+        assertEquals(0, merge.code(), merge.all());
         assertEquals(lines, Files.readAllLines(viaCommand));
         Files.write(b, List.of("{\"process\":0,\"type\":\"invoke\",\"f\":\"acquire\"}"));
-        assertEquals(65, RemoraMain.run(new String[] {"merge", "-o", viaCommand.toString(), a.toString(),
-            b.toString()}));
+        CliRun refused = CliRun.run("merge", "-o", viaCommand.toString(), a.toString(), b.toString());
+        assertEquals(65, refused.code(), refused.all());
+        assertTrue(refused.err().contains("b.jsonl line 1: an event needs a process and an integer time"),
+            refused.all());
     }
 }

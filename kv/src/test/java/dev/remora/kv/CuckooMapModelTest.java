@@ -14,6 +14,8 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
+import net.jqwik.api.statistics.StatisticsReport.StatisticsReportMode;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
@@ -81,6 +83,7 @@ class CuckooMapModelTest {
     }
 
     @Property(tries = 40)
+    @StatisticsReport(StatisticsReportMode.OFF) // the coverage check below still fails the property
     void behavesLikeAHashMap(@ForAll("sequences") List<Op> ops) {
         Map<Integer, byte[]> model = new HashMap<>();
         // A fresh table for each sequence, on one fabric for the whole property.
@@ -196,6 +199,7 @@ class CuckooMapModelTest {
      * memory is quiescent (no row locked, no slot torn or unpublished, no key twice).
      */
     @Property(tries = 30)
+    @StatisticsReport(StatisticsReportMode.OFF) // the coverage check below still fails the property
     void crashAtAnyStepThenRepairLeavesAHashMap(@ForAll("crashSequences") List<Step> steps) {
         Map<Integer, byte[]> model = new HashMap<>();
         Params params = new Params().rows(8).slotsPerRow(2).clients(128).lease(LEASE_NS, MARGIN_NS);
